@@ -1,0 +1,42 @@
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+
+// Boundaries that bite: an app never imports another app (Nx forbids it outright), a
+// service library only reaches shared libraries, and shared libraries only each other.
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
+  { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts'] },
+];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  prettier,
+  { ignores: ['**/dist', '**/node_modules', '.comanda', '.nx', 'coverage'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: true, allowCircularSelfDependency: false, depConstraints },
+      ],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read configuration once, through the typed config of @comanda/runtime.',
+        },
+      ],
+    },
+  },
+  {
+    // The typed config loader and the test harness are the only readers of process.env.
+    files: ['libs/runtime/src/config/**/*.ts', 'libs/testing/src/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+];

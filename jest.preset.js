@@ -1,0 +1,35 @@
+// Shared jest settings: SWC transform (fast, keeps decorator metadata for Nest and TypeORM)
+// and the tsconfig path aliases, so every project tests against the sources of its libs.
+const path = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias.replace('/', '\\/')}$`,
+    path.join(__dirname, target),
+  ]),
+);
+
+module.exports = {
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+          keepClassNames: true,
+        },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  testMatch: ['**/?(*.)+(spec|test|e2e-spec).ts'],
+  setupFiles: [path.join(__dirname, 'jest.setup.js')],
+  testTimeout: 30000,
+};

@@ -1,0 +1,2 @@
+process.env.TZ = 'UTC';
+require('reflect-metadata');

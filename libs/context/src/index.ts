@@ -1,0 +1,3 @@
+export { currentContext, runWithContext } from './request-context';
+export type { RequestContext } from './request-context';
+export { childTraceparent, parseTraceparent } from './trace-context';

@@ -1,0 +1,23 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * What follows a unit of work (an HTTP request, a consumed message, a fired timer) through
+ * async calls: logs carry the request id, the outbox copies it and the trace context
+ * into the headers of every event the work publishes.
+ */
+export interface RequestContext {
+  requestId: string;
+  traceparent?: string;
+  tracestate?: string;
+  tenantId?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+export function runWithContext<T>(context: RequestContext, work: () => T): T {
+  return storage.run(context, work);
+}
+
+export function currentContext(): RequestContext | undefined {
+  return storage.getStore();
+}

@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** Parses a W3C `traceparent`; undefined when absent or malformed (the spec says: restart the trace). */
+export function parseTraceparent(
+  value: string | undefined,
+): { traceId: string; parentId: string; flags: string } | undefined {
+  const match = value ? TRACEPARENT.exec(value.trim()) : null;
+  if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return undefined;
+  return { traceId: match[1], parentId: match[2], flags: match[3] };
+}
+
+/** A `traceparent` for our own span: continues the caller's trace, or starts one. */
+export function childTraceparent(incoming: string | undefined): string {
+  const parent = parseTraceparent(incoming);
+  const traceId = parent?.traceId ?? randomBytes(16).toString('hex');
+  const flags = parent?.flags ?? '01';
+  return `00-${traceId}-${randomBytes(8).toString('hex')}-${flags}`;
+}

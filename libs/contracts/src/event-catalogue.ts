@@ -1,0 +1,214 @@
+/**
+ * Every event type on the bus, by its explicit wire name. Names are never derived from
+ * class names: the spec's `order.ready_to_be_placed_in_pos` is the model.
+ */
+export const EventTypes = {
+  // Orders (the order/payment saga of ARCHITECTURE.md)
+  BasketCheckedOut: 'basket.checked_out',
+  OrderReadyToBePlacedInPos: 'order.ready_to_be_placed_in_pos',
+  OrderPlacementStarted: 'order.placement_started',
+  OrderPlaced: 'order.placed',
+  OrderPlacementFailed: 'order.placement_failed',
+  OrderCheckoutFailed: 'order.checkout_failed',
+  // Payments
+  PaymentOperationRequested: 'payment.operation_requested',
+  PaymentRegistered: 'payment.registered',
+  PaymentAuthorized: 'payment.authorized',
+  PaymentCaptured: 'payment.captured',
+  PaymentAnnulled: 'payment.annulled',
+  PaymentFailed: 'payment.failed',
+  // Notifications: a verified partner event, handed to payments
+  PartnerEventReceived: 'payment.partner_event_received',
+  // Config store
+  ConfigUpdated: 'config.updated',
+  ExtensionCreated: 'extension.created',
+  ExtensionUpdated: 'extension.updated',
+  ExtensionDeleted: 'extension.deleted',
+  ConnectionCreated: 'connection.created',
+  ConnectionUpdated: 'connection.updated',
+  ConnectionDeleted: 'connection.deleted',
+  // Plugin registry
+  PluginCodeUploaded: 'plugin.code_uploaded',
+  PluginManifestUploaded: 'plugin.manifest_uploaded',
+  PluginConfigUpdated: 'plugin.config_updated',
+  // Auth
+  ClientCreated: 'auth.client_created',
+  ClientRevoked: 'auth.client_revoked',
+} as const;
+
+export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
+
+export const PAYMENT_OPERATION_TYPES = [
+  'registration',
+  'authorization',
+  'capture',
+  'annulment',
+] as const;
+export type PaymentOperationType = (typeof PAYMENT_OPERATION_TYPES)[number];
+
+export const PARTNER_EVENT_TYPES = [
+  'registration_succeeded',
+  'registration_failed',
+  'registration_cancelled',
+  'authorization_succeeded',
+  'authorization_failed',
+  'capture_succeeded',
+  'capture_failed',
+  'annulment_succeeded',
+  'annulment_failed',
+] as const;
+export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
+
+export interface Money {
+  /** Minor units (cents). */
+  value: number;
+  /** ISO 4217 code. */
+  currency: string;
+}
+
+export interface BasketCheckedOut {
+  orderId: string;
+  basketId: string;
+  storeId: string;
+  total: Money;
+  /** Absent when the order is paid outside Comanda (no payment saga). */
+  payment?: { merchantId: string; paymentMethod: string };
+}
+
+export interface OrderReadyToBePlacedInPos {
+  orderId: string;
+  storeId: string;
+  /** When the guest asked for the order to be ready (ISO 8601). */
+  requestedReadyTime?: string;
+}
+
+export interface OrderPlacementStarted {
+  orderId: string;
+  placeOrderSessionId: string;
+  expiresAt: string;
+}
+
+export interface OrderPlaced {
+  orderId: string;
+  orderName: string;
+  datePlaced: string;
+  estimatedReadyTime: string;
+  orderRefs: Record<string, string>;
+  paymentId?: string;
+}
+
+export interface OrderPlacementFailed {
+  orderId: string;
+  code: string;
+  message: string;
+  /** `pos` when the integration reported the failure, `timeout` when the session expired. */
+  cause: 'pos' | 'timeout';
+  paymentId?: string;
+}
+
+export interface OrderCheckoutFailed {
+  orderId: string;
+  reason: string;
+}
+
+export interface PaymentOperationRequested {
+  paymentId: string;
+  orderId: string;
+  operationId: string;
+  operationType: PaymentOperationType;
+}
+
+export interface PaymentStateChanged {
+  paymentId: string;
+  orderId: string;
+  amount: Money;
+}
+
+export interface PaymentFailed extends PaymentStateChanged {
+  reason: string;
+}
+
+export interface PartnerEventReceived {
+  merchantId: string;
+  eventId: string;
+  type: PartnerEventType;
+  paymentId: string;
+  operationId: string;
+  occurredAt: string;
+  reason?: string;
+}
+
+export interface ConfigUpdated {
+  entity: string;
+  configId: string;
+  version: number;
+  publisher: string;
+  deleted: boolean;
+}
+
+export interface ExtensionChanged {
+  id: string;
+  version: string;
+  publisher: string;
+  availability: string;
+}
+
+export interface ConnectionChanged {
+  id: string;
+  entity: string;
+  entityType: string;
+  publisher: string;
+}
+
+export interface PluginCodeUploaded {
+  name: string;
+  version: string;
+  sha256: string;
+  overwritten: boolean;
+}
+
+export interface PluginManifestUploaded {
+  name: string;
+  version: string;
+}
+
+export interface PluginConfigUpdated {
+  id: string;
+  name: string;
+  version: string;
+}
+
+export interface ClientChanged {
+  clientId: string;
+  tenantIds: string[];
+  environment: 'test' | 'production';
+}
+
+/** Payload type of each event type: producers and consumers import the same map. */
+export interface EventPayloads {
+  'basket.checked_out': BasketCheckedOut;
+  'order.ready_to_be_placed_in_pos': OrderReadyToBePlacedInPos;
+  'order.placement_started': OrderPlacementStarted;
+  'order.placed': OrderPlaced;
+  'order.placement_failed': OrderPlacementFailed;
+  'order.checkout_failed': OrderCheckoutFailed;
+  'payment.operation_requested': PaymentOperationRequested;
+  'payment.registered': PaymentStateChanged;
+  'payment.authorized': PaymentStateChanged;
+  'payment.captured': PaymentStateChanged;
+  'payment.annulled': PaymentStateChanged;
+  'payment.failed': PaymentFailed;
+  'payment.partner_event_received': PartnerEventReceived;
+  'config.updated': ConfigUpdated;
+  'extension.created': ExtensionChanged;
+  'extension.updated': ExtensionChanged;
+  'extension.deleted': ExtensionChanged;
+  'connection.created': ConnectionChanged;
+  'connection.updated': ConnectionChanged;
+  'connection.deleted': ConnectionChanged;
+  'plugin.code_uploaded': PluginCodeUploaded;
+  'plugin.manifest_uploaded': PluginManifestUploaded;
+  'plugin.config_updated': PluginConfigUpdated;
+  'auth.client_created': ClientChanged;
+  'auth.client_revoked': ClientChanged;
+}

@@ -1,0 +1,27 @@
+export { assertCloudEvent, createCloudEvent, routingKeyOf } from './cloud-event';
+export type { CloudEvent, NewEvent } from './cloud-event';
+export { EventTypes, PARTNER_EVENT_TYPES, PAYMENT_OPERATION_TYPES } from './event-catalogue';
+export type {
+  BasketCheckedOut,
+  ClientChanged,
+  ConfigUpdated,
+  ConnectionChanged,
+  EventPayloads,
+  EventType,
+  ExtensionChanged,
+  Money,
+  OrderCheckoutFailed,
+  OrderPlaced,
+  OrderPlacementFailed,
+  OrderPlacementStarted,
+  OrderReadyToBePlacedInPos,
+  PartnerEventReceived,
+  PartnerEventType,
+  PaymentFailed,
+  PaymentOperationRequested,
+  PaymentOperationType,
+  PaymentStateChanged,
+  PluginCodeUploaded,
+  PluginConfigUpdated,
+  PluginManifestUploaded,
+} from './event-catalogue';

@@ -1,0 +1,72 @@
+import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+
+type EntityClass = MixedList<string | EntitySchema | (abstract new (...args: never[]) => unknown)>;
+type MigrationClass = new () => unknown;
+
+export interface DatabaseOptions {
+  /** postgres:// URL of the server and database. */
+  url: string;
+  /** The owning service's schema; every table of the service lives in it. */
+  schema: string;
+  entities: EntityClass;
+  migrations: MigrationClass[];
+  /** Pool size per process. */
+  poolSize?: number;
+  /** Name shown in pg_stat_activity. */
+  applicationName?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** A TypeORM data source bound to one service schema. Never synchronizes: migrations only. */
+export function createDataSource(options: DatabaseOptions): DataSource {
+  if (!SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid schema name "${options.schema}"`);
+  }
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    applicationName: options.applicationName ?? `comanda-${options.schema}`,
+    extra: { max: options.poolSize ?? 10 },
+  });
+}
+
+/**
+ * Opens the data source, creates its schema (TypeORM's `schema` option does not) and runs
+ * the committed migrations. Replicas starting together take turns on an advisory lock,
+ * so each migration runs once.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
+  const dataSource = createDataSource(options);
+  await dataSource.initialize();
+  try {
+    await migrate(dataSource, options.schema);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return dataSource;
+}
+
+async function migrate(dataSource: DataSource, schema: string): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`comanda:migrate:${schema}`]);
+    try {
+      await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await dataSource.runMigrations({ transaction: 'each' });
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`comanda:migrate:${schema}`]);
+    }
+  } finally {
+    await runner.release();
+  }
+}

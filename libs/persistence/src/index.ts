@@ -1,0 +1,2 @@
+export { createDataSource, openDatabase } from './data-source';
+export type { DatabaseOptions } from './data-source';
