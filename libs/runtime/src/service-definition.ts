@@ -1,0 +1,54 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { MessageBus } from '@comanda/messaging';
+
+// TypeORM accepts entity classes of any constructor shape.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+type Class = Function;
+
+/** What a service is, as the runtime needs to know it to boot it alone or beside the others. */
+export interface ServiceDefinition {
+  /** `auth`, `config-store`, ...: queue names `<name>.<handler>`, event source `/comanda/<name>`. */
+  name: string;
+  /** Its own Postgres schema and what lives there; absent for a stateless service (gateway). */
+  database?: { schema: string; entities: Class[]; migrations: Array<new () => unknown> };
+  /**
+   * The service's feature module. Globally available to it: `DataSource` (when it has a
+   * database), `MESSAGE_BUS`, `RUNTIME_ENV`, `SERVICE_NAME`, and from @comanda/messaging the
+   * `OutboxWriter`, `Inbox` and `TimerService`.
+   */
+  module: Type<unknown> | DynamicModule;
+  /** Path prefixes that need no `X-Api-Version` header (`/health/` always is exempt). */
+  versionExemptPaths?: string[];
+  /** Largest request body accepted, in bytes (default 1 MiB). */
+  bodyLimitBytes?: number;
+  /** Raw body parsers to add to Fastify, e.g. `text/plain` for plugin code. */
+  rawContentTypes?: string[];
+}
+
+export type RuntimeEnv = Readonly<Record<string, string | undefined>>;
+
+export interface StartOptions {
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  /** Required when the service has a database. */
+  databaseUrl?: string;
+  /** Required when the service has a database: its outbox relays and consumers use it. */
+  bus?: MessageBus;
+  /** Environment snapshot taken once at boot; services read their typed config from it. */
+  env: RuntimeEnv;
+}
+
+export interface RunningService {
+  name: string;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  app: NestFastifyApplication;
+  /** Graceful: stop taking requests and messages, finish in-flight work, flush the outbox. */
+  close(): Promise<void>;
+}
+
+export const RUNTIME_ENV = Symbol('RUNTIME_ENV');
+export const SERVICE_NAME = Symbol('SERVICE_NAME');
