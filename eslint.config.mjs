@@ -4,7 +4,8 @@ import prettier from 'eslint-config-prettier';
 // Boundaries that bite: an app never imports another app (Nx forbids it outright), a
 // service library only reaches shared libraries, and shared libraries only each other.
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:platform', 'type:service', 'type:lib'] },
+  { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
   { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
   { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts'] },

@@ -32,4 +32,5 @@ module.exports = {
   testMatch: ['**/?(*.)+(spec|test|e2e-spec).ts'],
   setupFiles: [path.join(__dirname, 'jest.setup.js')],
   testTimeout: 30000,
+  reporters: ['default', path.join(__dirname, 'tools', 'test-results-reporter.js')],
 };

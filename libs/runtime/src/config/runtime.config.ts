@@ -1,0 +1,58 @@
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, Matches } from 'class-validator';
+
+/** Settings every service shares; each service adds its own typed config beside it. */
+export class RuntimeConfig {
+  /** HTTP port of a service started alone; the standalone gateway's public port. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Empty in standalone mode: an embedded PostgreSQL is started instead. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  /** Empty in standalone mode: the in-process bus is used instead. */
+  @IsOptional()
+  @Matches(/^amqps?:\/\//, { message: 'AMQP_URL must be an amqp:// or amqps:// URL' })
+  AMQP_URL?: string;
+
+  @IsString()
+  AMQP_EXCHANGE = 'comanda.events';
+
+  @IsIn(['test', 'production'])
+  COMANDA_ENVIRONMENT: 'test' | 'production' = 'test';
+
+  /** Public base URL of the gateway: token issuers and notification URLs are built on it. */
+  @IsUrl({ require_tld: false, require_protocol: true })
+  COMANDA_PUBLIC_URL = 'http://localhost:3000';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE = 10;
+
+  @IsInt()
+  @Min(10)
+  OUTBOX_POLL_MS = 1000;
+
+  @IsInt()
+  @Min(10)
+  TIMER_POLL_MS = 1000;
+
+  /** How long a graceful shutdown may take before the process exits anyway. */
+  @IsInt()
+  @Min(100)
+  SHUTDOWN_TIMEOUT_MS = 15000;
+
+  /** Where standalone mode keeps its embedded PostgreSQL data. */
+  @IsString()
+  COMANDA_DATA_DIR = '.comanda';
+}
