@@ -1,0 +1,23 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ProblemDetailsFilter } from './problem/problem-details.filter';
+import { installRequestHooks } from './request/request-context.hooks';
+import { createValidationPipe } from './validation/create-validation-pipe';
+
+export interface HttpAppOptions {
+  serviceName: string;
+  /** Path prefixes that need no `X-Api-Version` (`/health/` always is exempt). */
+  versionExemptPaths?: string[];
+}
+
+/**
+ * Installs the HTTP kit on an app created with `createFastifyAdapter()`: problem+json for
+ * every error, validation, the API version check, request ids and the request context.
+ * Logs go through Nest's logger: use `app.useLogger(app.get(Logger))` from nestjs-pino with
+ * `loggingModule()`. Call it before `app.init()` / `app.listen()`: Fastify hooks only apply to routes
+ * registered after them, and Nest registers its routes at init.
+ */
+export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOptions): void {
+  installRequestHooks(app.getHttpAdapter().getInstance(), options.versionExemptPaths ?? []);
+  app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
+  app.useGlobalPipes(createValidationPipe());
+}

@@ -1,0 +1,19 @@
+export { createFastifyAdapter, DEFAULT_BODY_LIMIT_BYTES } from './fastify/create-fastify-adapter';
+export type { FastifyAdapterOptions } from './fastify/create-fastify-adapter';
+export { configureHttpApp } from './configure-http-app';
+export type { HttpAppOptions } from './configure-http-app';
+export { loggingModule } from './logging/logging.module';
+export { ProblemError } from './problem/problem.error';
+export type { ProblemErrorOptions } from './problem/problem.error';
+export { PROBLEM_CONTENT_TYPE, problemTypeUri } from './problem/problem-details';
+export type { ProblemDetails, ProblemFieldError } from './problem/problem-details';
+export { ProblemDetailsFilter } from './problem/problem-details.filter';
+export { RequestValidationError } from './validation/request-validation.error';
+export { flattenValidationErrors } from './validation/validation-errors';
+export { createValidationPipe } from './validation/create-validation-pipe';
+export { API_VERSION_HEADER, ApiVersion, SUPPORTED_API_VERSION } from './api-version/api-version';
+export {
+  ApiVersionMissingError,
+  ApiVersionUnsupportedError,
+} from './api-version/api-version.errors';
+export { REQUEST_ID_HEADER } from './request/request-id';

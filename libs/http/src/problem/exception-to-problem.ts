@@ -1,0 +1,51 @@
+import { HttpException, NotFoundException } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { problemFromFastifyError } from '../fastify/fastify-errors';
+import { ProblemError } from './problem.error';
+import { problemForStatus } from './status-problems';
+
+export interface MappedProblem {
+  problem: ProblemError;
+  /** Not a deliberate answer to the client: log it with its stack. */
+  unexpected: boolean;
+}
+
+function httpExceptionDetail(exception: HttpException): string | undefined {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.map(String).join('; ');
+  return typeof message === 'string' ? message : undefined;
+}
+
+function requestPath(request: FastifyRequest): string {
+  return request.url.split('?')[0];
+}
+
+/** Every thrown value, as the problem the client sees. */
+export function exceptionToProblem(exception: unknown, request: FastifyRequest): MappedProblem {
+  if (exception instanceof ProblemError) {
+    return { problem: exception, unexpected: exception.status >= 500 };
+  }
+  if (exception instanceof NotFoundException && request.is404) {
+    return {
+      problem: new ProblemError({
+        status: 404,
+        code: 'route.not_found',
+        title: 'Route not found',
+        detail: `No route matches ${request.method} ${requestPath(request)}.`,
+      }),
+      unexpected: false,
+    };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    return {
+      problem: problemForStatus(status, httpExceptionDetail(exception)),
+      unexpected: status >= 500,
+    };
+  }
+  const fromFastify = problemFromFastifyError(exception, request);
+  if (fromFastify) return { problem: fromFastify, unexpected: fromFastify.status >= 500 };
+  return { problem: problemForStatus(500), unexpected: true };
+}

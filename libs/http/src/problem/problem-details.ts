@@ -1,0 +1,26 @@
+/** One failing input of a request, e.g. `{ path: 'items[0].quantity', message: '...' }`. */
+export interface ProblemFieldError {
+  path: string;
+  message: string;
+}
+
+/** The RFC 9457 body every Comanda service answers for a status of 400 or more. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  /** Stable machine code, `<area>.<reason>` (e.g. `order.already_finalized`). */
+  code: string;
+  requestId: string;
+  errors?: ProblemFieldError[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+const PROBLEM_TYPE_BASE = 'https://comanda.dev/problems/';
+
+/** The `type` URI of a problem code; one page per code documents it. */
+export function problemTypeUri(code: string): string {
+  return `${PROBLEM_TYPE_BASE}${encodeURIComponent(code)}`;
+}

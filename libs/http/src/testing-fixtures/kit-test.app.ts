@@ -1,0 +1,171 @@
+import { currentContext } from '@comanda/context';
+import {
+  Body,
+  Controller,
+  Get,
+  Injectable,
+  Logger,
+  Module,
+  Post,
+  ServiceUnavailableException,
+  UseGuards,
+  type CanActivate,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Type } from 'class-transformer';
+import { ArrayMinSize, IsInt, IsString, Min, ValidateNested } from 'class-validator';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { configureHttpApp } from '../configure-http-app';
+import {
+  createFastifyAdapter,
+  type FastifyAdapterOptions,
+} from '../fastify/create-fastify-adapter';
+import { loggingModule } from '../logging/logging.module';
+import { ProblemError } from '../problem/problem.error';
+
+class ModifierDto {
+  @IsString()
+  name!: string;
+}
+
+class LineDto {
+  @IsString()
+  sku!: string;
+
+  @IsInt()
+  @Min(1)
+  quantity!: number;
+
+  @ValidateNested({ each: true })
+  @Type(() => ModifierDto)
+  modifiers: ModifierDto[] = [];
+}
+
+class CustomerDto {
+  @IsString()
+  name!: string;
+}
+
+class CreateOrderDto {
+  @ValidateNested()
+  @Type(() => CustomerDto)
+  customer!: CustomerDto;
+
+  @ValidateNested({ each: true })
+  @ArrayMinSize(1)
+  @Type(() => LineDto)
+  lines!: LineDto[];
+}
+
+export class KitchenClosedError extends ProblemError {
+  constructor() {
+    super({
+      status: 503,
+      code: 'kitchen.closed',
+      title: 'Kitchen closed',
+      detail: 'The kitchen takes orders again at 18:00.',
+      headers: { 'Retry-After': '120' },
+    });
+  }
+}
+
+/** Fails the request when the context is not there yet: guards run before pipes and handlers. */
+@Injectable()
+class ContextRequiredGuard implements CanActivate {
+  canActivate(): boolean {
+    if (!currentContext()) throw new Error('no request context in guard');
+    return true;
+  }
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+@Controller()
+class KitTestController {
+  private readonly logger = new Logger('KitTestController');
+
+  @Post('orders')
+  createOrder(@Body() order: CreateOrderDto) {
+    return { lines: order.lines.length, isDto: order instanceof CreateOrderDto };
+  }
+
+  @Get('boom')
+  boom(): never {
+    throw new Error('secret detail');
+  }
+
+  @Get('kitchen')
+  kitchen(): never {
+    throw new KitchenClosedError();
+  }
+
+  @Get('database-down')
+  databaseDown(): never {
+    throw new ServiceUnavailableException('connection to 10.0.0.7:5432 refused');
+  }
+
+  @Get('context')
+  @UseGuards(ContextRequiredGuard)
+  async contextOnGet() {
+    await tick();
+    this.logger.log('reading context');
+    return currentContext() ?? null;
+  }
+
+  @Post('context')
+  @UseGuards(ContextRequiredGuard)
+  async contextOnPost(@Body() _body: unknown) {
+    await tick();
+    return currentContext() ?? null;
+  }
+
+  @Post('text')
+  text(@Body() body: unknown) {
+    return { type: typeof body, body };
+  }
+
+  @Get('health/live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('public/ping')
+  ping() {
+    return { pong: true };
+  }
+}
+
+export interface KitTestAppOptions extends FastifyAdapterOptions {
+  logDestination?: DestinationStream;
+}
+
+/** A small service on the real Fastify adapter with the HTTP kit, listening on a free port. */
+export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<{
+  app: NestFastifyApplication;
+  url: string;
+}> {
+  @Module({
+    imports: options.logDestination
+      ? [loggingModule('kit-test', 'info', options.logDestination)]
+      : [],
+    controllers: [KitTestController],
+  })
+  class KitTestModule {}
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    KitTestModule,
+    createFastifyAdapter(options),
+    {
+      logger: options.logDestination ? undefined : false,
+      bufferLogs: Boolean(options.logDestination),
+    },
+  );
+  if (options.logDestination) app.useLogger(app.get(PinoLogger));
+  configureHttpApp(app, { serviceName: 'kit-test', versionExemptPaths: ['/public/'] });
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address();
+  if (!address || typeof address !== 'object') throw new Error('test app is not listening');
+  return { app, url: `http://127.0.0.1:${address.port}` };
+}
