@@ -1,0 +1,265 @@
+import { assertCloudEvent, type CloudEvent } from '@comanda/contracts';
+import { Logger } from '@nestjs/common';
+import type { BusLogger } from '../bus/bus-logger';
+import {
+  DEFAULT_RETRY_POLICY,
+  type DeliveredMessage,
+  type MessageBus,
+  type MessageHeaders,
+  type RetryPolicy,
+  type Subscription,
+  type SubscriptionHandle,
+} from '../bus/message-bus';
+import { BusClosedError, InvalidSubscriptionError } from '../bus/messaging.errors';
+import { assertRetryPolicy, describeError, retryDelayAfter } from '../bus/retry-schedule';
+
+/** A message that exhausted its retries, kept for inspection. */
+export interface DeadLetter {
+  queue: string;
+  event: CloudEvent;
+  headers: MessageHeaders;
+  /** Message of the last error (or why the message is not a valid CloudEvent). */
+  error: string;
+  attempts: number;
+  failedAt: Date;
+}
+
+export interface InProcessBusOptions {
+  defaultPrefetch?: number;
+  onDeadLetter?: (deadLetter: DeadLetter) => void;
+  logger?: BusLogger;
+}
+
+interface Delivery {
+  event: CloudEvent;
+  headers: MessageHeaders;
+  attempt: number;
+  settle: () => void;
+}
+
+interface Consumer {
+  handler: Subscription['handler'];
+  prefetch: number;
+  retry: RetryPolicy;
+  running: number;
+  cancelled: boolean;
+  idle: Array<() => void>;
+}
+
+interface Queue {
+  name: string;
+  eventTypes: Set<string>;
+  consumers: Consumer[];
+  pending: Delivery[];
+  /** Round-robin position among competing consumers. */
+  next: number;
+  deadLetters: DeadLetter[];
+}
+
+/**
+ * The MessageBus of standalone mode: one Node process, no broker, the same semantics as
+ * RabbitMqBus (see docs/adr/0002-messaging-transport.md). Durability comes from the outbox:
+ * `publish` resolves only once every bound queue has settled the message (handled, or
+ * dead-lettered), so an event the process dies with is still unpublished in the outbox and
+ * is sent again at the next start.
+ */
+export class InProcessBus implements MessageBus {
+  private readonly queues = new Map<string, Queue>();
+  private readonly retryTimers = new Map<NodeJS.Timeout, Delivery>();
+  private readonly unsettled = new Map<Delivery, (error: Error) => void>();
+  private readonly defaultPrefetch: number;
+  private readonly logger: BusLogger;
+  private closed = false;
+
+  constructor(private readonly options: InProcessBusOptions = {}) {
+    this.defaultPrefetch = options.defaultPrefetch ?? 16;
+    this.logger = options.logger ?? new Logger(InProcessBus.name);
+  }
+
+  async publish(event: CloudEvent, headers: MessageHeaders = {}): Promise<void> {
+    if (this.closed) throw new BusClosedError();
+    assertCloudEvent(event);
+    const targets = [...this.queues.values()].filter((queue) => queue.eventTypes.has(event.type));
+    // Each queue gets its own copy, as if it had crossed the wire.
+    const body = JSON.stringify(event);
+    await Promise.all(
+      targets.map(
+        (queue) =>
+          new Promise<void>((resolve, reject) => {
+            const delivery: Delivery = {
+              event: JSON.parse(body) as CloudEvent,
+              headers: { ...headers },
+              attempt: 1,
+              settle: () => {
+                this.unsettled.delete(delivery);
+                resolve();
+              },
+            };
+            this.unsettled.set(delivery, reject);
+            queue.pending.push(delivery);
+            this.pump(queue);
+          }),
+      ),
+    );
+  }
+
+  async subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
+    if (this.closed) throw new BusClosedError();
+    if (!subscription.queue)
+      throw new InvalidSubscriptionError('a subscription needs a queue name');
+    if (subscription.eventTypes.length === 0) {
+      throw new InvalidSubscriptionError(`queue ${subscription.queue} is bound to no event type`);
+    }
+    const retry = subscription.retry ?? DEFAULT_RETRY_POLICY;
+    assertRetryPolicy(retry);
+    const prefetch = subscription.prefetch ?? this.defaultPrefetch;
+    if (!Number.isInteger(prefetch) || prefetch < 1) {
+      throw new InvalidSubscriptionError(`prefetch must be a positive integer, got ${prefetch}`);
+    }
+    const queue = this.queueNamed(subscription.queue);
+    for (const eventType of subscription.eventTypes) queue.eventTypes.add(eventType);
+    const consumer: Consumer = {
+      handler: subscription.handler,
+      prefetch,
+      retry,
+      running: 0,
+      cancelled: false,
+      idle: [],
+    };
+    queue.consumers.push(consumer);
+    this.pump(queue);
+    return { cancel: () => this.cancel(queue, consumer) };
+  }
+
+  isReady(): boolean {
+    return !this.closed;
+  }
+
+  /** Dead letters of a queue, oldest first. */
+  deadLetters(queue: string): readonly DeadLetter[] {
+    return this.queues.get(queue)?.deadLetters ?? [];
+  }
+
+  /**
+   * Stops consuming and waits for running handlers. Messages not yet settled stay
+   * unpublished for their publisher (its publish rejects), so the outbox sends them again.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.retryTimers.keys()) clearTimeout(timer);
+    this.retryTimers.clear();
+    await Promise.all(
+      [...this.queues.values()].flatMap((queue) =>
+        queue.consumers.map((consumer) => this.cancel(queue, consumer)),
+      ),
+    );
+    for (const reject of this.unsettled.values()) reject(new BusClosedError());
+    this.unsettled.clear();
+    for (const queue of this.queues.values()) queue.pending.length = 0;
+  }
+
+  private queueNamed(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = { name, eventTypes: new Set(), consumers: [], pending: [], next: 0, deadLetters: [] };
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private async cancel(queue: Queue, consumer: Consumer): Promise<void> {
+    consumer.cancelled = true;
+    queue.consumers = queue.consumers.filter((candidate) => candidate !== consumer);
+    if (consumer.running > 0) {
+      await new Promise<void>((resolve) => consumer.idle.push(resolve));
+    }
+  }
+
+  /** Hands pending messages to consumers with free capacity, round robin. */
+  private pump(queue: Queue): void {
+    while (queue.pending.length > 0 && !this.closed) {
+      const consumer = this.nextFreeConsumer(queue);
+      if (!consumer) return;
+      const delivery = queue.pending.shift() as Delivery;
+      consumer.running++;
+      // Never run a handler inside the publisher's call stack.
+      setImmediate(() => void this.deliver(queue, consumer, delivery));
+    }
+  }
+
+  private nextFreeConsumer(queue: Queue): Consumer | undefined {
+    const count = queue.consumers.length;
+    for (let step = 0; step < count; step++) {
+      const index = (queue.next + step) % count;
+      const consumer = queue.consumers[index];
+      if (consumer.running < consumer.prefetch) {
+        queue.next = (index + 1) % count;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private async deliver(queue: Queue, consumer: Consumer, delivery: Delivery): Promise<void> {
+    const message: DeliveredMessage = {
+      event: delivery.event,
+      headers: delivery.headers,
+      attempt: delivery.attempt,
+      redelivered: delivery.attempt > 1,
+    };
+    try {
+      await consumer.handler(message);
+      delivery.settle();
+    } catch (error) {
+      this.retryOrDeadLetter(queue, consumer.retry, delivery, error);
+    } finally {
+      consumer.running--;
+      if (consumer.running === 0) consumer.idle.splice(0).forEach((resolve) => resolve());
+      this.pump(queue);
+    }
+  }
+
+  private retryOrDeadLetter(
+    queue: Queue,
+    retry: RetryPolicy,
+    delivery: Delivery,
+    error: unknown,
+  ): void {
+    // Closing rejects the publish instead: the outbox keeps the event and sends it again.
+    if (this.closed) return;
+    const delayMs = retryDelayAfter(retry, delivery.attempt);
+    if (delayMs === undefined) {
+      this.deadLetter(queue, delivery, error);
+      return;
+    }
+    this.logger.warn(
+      `${queue.name}: event ${delivery.event.id} failed on attempt ${delivery.attempt}, retrying in ${delayMs} ms: ${describeError(error)}`,
+    );
+    // Transport-level back-off only: the outbox still holds the event until it settles.
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      queue.pending.push({ ...delivery, attempt: delivery.attempt + 1 });
+      this.pump(queue);
+    }, delayMs);
+    this.retryTimers.set(timer, delivery);
+  }
+
+  private deadLetter(queue: Queue, delivery: Delivery, error: unknown): void {
+    const deadLetter: DeadLetter = {
+      queue: queue.name,
+      event: delivery.event,
+      headers: delivery.headers,
+      error: describeError(error),
+      attempts: delivery.attempt,
+      failedAt: new Date(),
+    };
+    queue.deadLetters.push(deadLetter);
+    this.logger.error(
+      `${queue.name}: event ${delivery.event.id} (${delivery.event.type}) dead-lettered after ${delivery.attempt} attempts: ${deadLetter.error}`,
+      error instanceof Error ? error.stack : undefined,
+    );
+    delivery.settle();
+    this.options.onDeadLetter?.(deadLetter);
+  }
+}

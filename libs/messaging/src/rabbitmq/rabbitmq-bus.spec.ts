@@ -1,0 +1,290 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { EventTypes, type CloudEvent } from '@comanda/contracts';
+import { createTestBroker, type TestBroker, waitFor } from '@comanda/testing';
+import { describeMessageBusBehaviour, orderPlaced } from '../bus/message-bus.contract';
+import type { DeliveredMessage } from '../bus/message-bus';
+import { PublishFailedError } from '../bus/messaging.errors';
+import { AmqpHeaders, CLOUDEVENTS_CONTENT_TYPE } from './amqp-headers';
+import { deadLetterQueueName, retryQueueName } from './queue-names';
+import { RabbitMqBus, type RabbitMqBusOptions } from './rabbitmq-bus';
+import { BrokerAdmin } from './test-support/broker-admin';
+import { TcpProxy } from './test-support/tcp-proxy';
+
+const quietLogger = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+describe('RabbitMqBus', () => {
+  let broker: TestBroker;
+  let admin: BrokerAdmin;
+  const buses: RabbitMqBus[] = [];
+  const proxies: TcpProxy[] = [];
+
+  const newBus = (options: Partial<RabbitMqBusOptions> = {}) => {
+    const bus = new RabbitMqBus({
+      url: broker.url,
+      exchange: broker.exchange,
+      queuePrefix: broker.queuePrefix,
+      reconnectDelayMs: 100,
+      logger: quietLogger,
+      ...options,
+    });
+    buses.push(bus);
+    return bus;
+  };
+  /** Full name of a suite queue, remembered with its retry and dead-letter queues for cleanup. */
+  const track = (queue: string, retryDelaysMs: number[] = []) => {
+    const name = `${broker.queuePrefix}${queue}`;
+    admin.track(
+      name,
+      deadLetterQueueName(name),
+      ...retryDelaysMs.map((ms) => retryQueueName(name, ms)),
+    );
+    return name;
+  };
+
+  beforeAll(async () => {
+    broker = await createTestBroker('rabbitmq-bus');
+    admin = await BrokerAdmin.connect(broker.url);
+  });
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((bus) => bus.close()));
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
+  });
+  afterAll(() => admin.dispose(broker.exchange));
+
+  describe('shared behaviour', () => {
+    let bus: RabbitMqBus;
+    beforeEach(() => {
+      bus = newBus();
+    });
+
+    describeMessageBusBehaviour('RabbitMqBus', () => ({
+      bus,
+      track: (queue, delays) => void track(queue, [...delays, 1_000, 5_000, 30_000]),
+      takeDeadLetters: async (queue) => {
+        const letters = [];
+        for (;;) {
+          const message = await admin.get(deadLetterQueueName(`${broker.queuePrefix}${queue}`));
+          if (!message) return letters;
+          const headers = message.properties.headers ?? {};
+          letters.push({
+            eventId: (JSON.parse(message.content.toString()) as CloudEvent).id,
+            error: String(headers[AmqpHeaders.error]),
+            attempts: Number(headers[AmqpHeaders.attempts]),
+          });
+        }
+      },
+    }));
+  });
+
+  it('publishes persistent CloudEvents messages with the request id and trace context in AMQP headers', async () => {
+    const bus = newBus();
+    const queue = track('raw-reader');
+    await admin.bindQueue(queue, broker.exchange, `${EventTypes.OrderPlaced}.*`);
+    const event = orderPlaced('tenant-7');
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+    await bus.publish(event, { requestId: 'req-1', traceparent, tracestate: 'vendor=x' });
+
+    const message = await waitFor('the message in the queue', () => admin.get(queue));
+    expect(message.fields.routingKey).toBe(`${EventTypes.OrderPlaced}.tenant-7`);
+    expect(message.properties).toMatchObject({
+      deliveryMode: 2,
+      contentType: CLOUDEVENTS_CONTENT_TYPE,
+      messageId: event.id,
+      type: EventTypes.OrderPlaced,
+      headers: { 'x-request-id': 'req-1', traceparent, tracestate: 'vendor=x' },
+    });
+    expect(JSON.parse(message.content.toString())).toEqual(event);
+  });
+
+  it("does not ack a message whose handler has not finished: a dead consumer's message goes to another consumer", async () => {
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    proxies.push(proxy);
+    const doomed = newBus({ url: proxy.urlFor(broker.url) });
+    const survivor = newBus();
+    track('handover');
+    let doomedStarted = false;
+    let releaseDoomed!: () => void;
+    await doomed.subscribe({
+      queue: 'handover',
+      eventTypes: [EventTypes.OrderPlaced],
+      prefetch: 1,
+      handler: async () => {
+        doomedStarted = true;
+        await new Promise<void>((resolve) => (releaseDoomed = resolve));
+      },
+    });
+    const event = orderPlaced();
+    await doomed.publish(event);
+    await waitFor('the first consumer to be handling it', () => doomedStarted);
+
+    const seenBySurvivor: DeliveredMessage[] = [];
+    await survivor.subscribe({
+      queue: 'handover',
+      eventTypes: [EventTypes.OrderPlaced],
+      handler: async (message) => void seenBySurvivor.push(message),
+    });
+    // While the first consumer holds it unacked, the queue serves others past it.
+    const later = orderPlaced('tenant-a', 'order-later');
+    await survivor.publish(later);
+    await waitFor(
+      'the second consumer to get the later message',
+      () => seenBySurvivor.length === 1,
+    );
+    expect(seenBySurvivor[0].event.id).toBe(later.id);
+
+    await proxy.stop();
+
+    await waitFor(
+      'the second consumer to get the unfinished message',
+      () => seenBySurvivor.length === 2,
+    );
+    expect(seenBySurvivor[1]).toMatchObject({ event: { id: event.id }, redelivered: true });
+    // The first handler finishing late must not disturb anything (its channel is gone).
+    releaseDoomed();
+  });
+
+  it('dead-letters a message that is not a CloudEvent at once, with the reason', async () => {
+    const bus = newBus();
+    const queue = track('garbage', [10]);
+    const handled: DeliveredMessage[] = [];
+    await bus.subscribe({
+      queue: 'garbage',
+      eventTypes: [EventTypes.OrderPlaced],
+      retry: { delaysMs: [10] },
+      handler: async (message) => void handled.push(message),
+    });
+
+    await admin.publishRaw(
+      broker.exchange,
+      `${EventTypes.OrderPlaced}.tenant-a`,
+      '{"hello":"world"}',
+    );
+
+    const dead = await waitFor('the message in the dead-letter queue', () =>
+      admin.get(deadLetterQueueName(queue)),
+    );
+    expect(dead.content.toString()).toBe('{"hello":"world"}');
+    expect(dead.properties.headers).toMatchObject({
+      [AmqpHeaders.error]: expect.stringContaining('specversion'),
+      [AmqpHeaders.attempts]: 1,
+      [AmqpHeaders.queue]: queue,
+      [AmqpHeaders.failedAt]: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(handled).toHaveLength(0);
+  });
+
+  it('records the last error, the attempts and the time on a dead letter', async () => {
+    const bus = newBus();
+    const queue = track('failing', [30, 60]);
+    await bus.subscribe({
+      queue: 'failing',
+      eventTypes: [EventTypes.OrderPlaced],
+      retry: { delaysMs: [30, 60] },
+      handler: async (message) => {
+        throw new Error(`attempt ${message.attempt} failed`);
+      },
+    });
+    const event = orderPlaced();
+    const before = Date.now();
+
+    await bus.publish(event, { requestId: 'req-dlq' });
+
+    const dead = await waitFor('the dead letter', () => admin.get(deadLetterQueueName(queue)));
+    const headers = dead.properties.headers ?? {};
+    expect(headers).toMatchObject({
+      [AmqpHeaders.error]: 'attempt 3 failed',
+      [AmqpHeaders.attempts]: 3,
+      [AmqpHeaders.requestId]: 'req-dlq',
+    });
+    expect(Date.parse(String(headers[AmqpHeaders.failedAt]))).toBeGreaterThanOrEqual(before);
+    expect(dead.properties).toMatchObject({ deliveryMode: 2, messageId: event.id });
+    expect(await admin.messageCount(queue)).toBe(0);
+  });
+
+  it('rejects publish when the broker cannot be reached, instead of resolving', async () => {
+    const closedPort = await freePort();
+    const bus = newBus({
+      url: `amqp://guest:guest@127.0.0.1:${closedPort}`,
+      publishTimeoutMs: 300,
+    });
+
+    await expect(bus.publish(orderPlaced())).rejects.toBeInstanceOf(PublishFailedError);
+    expect(bus.isReady()).toBe(false);
+  });
+
+  it('resumes publishing and consuming after the connection drops mid-stream, losing nothing', async () => {
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    proxies.push(proxy);
+    const bus = newBus({ url: proxy.urlFor(broker.url), publishTimeoutMs: 2_000 });
+    track('flaky-network');
+    const handled = new Set<string>();
+    await bus.subscribe({
+      queue: 'flaky-network',
+      eventTypes: [EventTypes.OrderPlaced],
+      handler: async (message) => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        handled.add(message.event.id);
+      },
+    });
+    const events = Array.from({ length: 150 }, (_, i) => orderPlaced('tenant-a', `order-${i}`));
+
+    // Publish as the outbox relay does: one at a time, retrying until confirmed.
+    let drops = 0;
+    const publishing = (async () => {
+      for (const event of events) {
+        for (;;) {
+          try {
+            await bus.publish(event);
+            break;
+          } catch {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
+      }
+    })();
+    for (const at of [30, 70, 110]) {
+      await waitFor(`${at} events handled`, () => handled.size >= at);
+      proxy.dropConnections();
+      drops++;
+    }
+    await publishing;
+
+    await waitFor('every published event handled', () => handled.size === events.length, {
+      timeoutMs: 20_000,
+    });
+    expect(drops).toBe(3);
+    expect(bus.isReady()).toBe(true);
+  });
+
+  it('waits for in-flight handlers when a subscription is cancelled', async () => {
+    const bus = newBus();
+    track('cancel');
+    let release!: () => void;
+    let finished = false;
+    const handle = await bus.subscribe({
+      queue: 'cancel',
+      eventTypes: [EventTypes.OrderPlaced],
+      handler: async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        finished = true;
+      },
+    });
+    await bus.publish(orderPlaced());
+    await waitFor('the handler to start', () => release !== undefined);
+
+    const cancelling = handle.cancel();
+    setTimeout(() => release(), 50);
+    await cancelling;
+
+    expect(finished).toBe(true);
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,76 @@
+import { connect, type ChannelModel, type GetMessage } from 'amqplib';
+
+/**
+ * A plain amqplib connection for tests: reads queues the way an operator or another client
+ * would, publishes raw messages, and removes a suite's queues and exchange afterwards.
+ */
+export class BrokerAdmin {
+  private readonly queues = new Set<string>();
+
+  private constructor(private readonly connection: ChannelModel) {}
+
+  static async connect(url: string): Promise<BrokerAdmin> {
+    return new BrokerAdmin(await connect(url));
+  }
+
+  /** Remembers a queue to delete in `dispose`. */
+  track(...queues: string[]): void {
+    for (const queue of queues) this.queues.add(queue);
+  }
+
+  /** A durable queue bound to the exchange, to read what a publisher sent like any other client. */
+  async bindQueue(queue: string, exchange: string, pattern: string): Promise<void> {
+    const channel = await this.connection.createChannel();
+    try {
+      await channel.assertExchange(exchange, 'topic', { durable: true });
+      await channel.assertQueue(queue, { durable: true });
+      await channel.bindQueue(queue, exchange, pattern);
+      this.queues.add(queue);
+    } finally {
+      await channel.close();
+    }
+  }
+
+  /** Takes one message off a queue (acked), or undefined when it is empty. */
+  async get(queue: string): Promise<GetMessage | undefined> {
+    const channel = await this.connection.createChannel();
+    try {
+      const message = await channel.get(queue, { noAck: true });
+      return message === false ? undefined : message;
+    } finally {
+      await channel.close();
+    }
+  }
+
+  async messageCount(queue: string): Promise<number> {
+    const channel = await this.connection.createChannel();
+    try {
+      return (await channel.checkQueue(queue)).messageCount;
+    } finally {
+      await channel.close();
+    }
+  }
+
+  async publishRaw(
+    exchange: string,
+    routingKey: string,
+    body: string,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
+    const channel = await this.connection.createConfirmChannel();
+    try {
+      channel.publish(exchange, routingKey, Buffer.from(body), { persistent: true, headers });
+      await channel.waitForConfirms();
+    } finally {
+      await channel.close();
+    }
+  }
+
+  async dispose(exchange: string): Promise<void> {
+    const channel = await this.connection.createChannel();
+    for (const queue of this.queues) await channel.deleteQueue(queue);
+    await channel.deleteExchange(exchange);
+    await channel.close();
+    await this.connection.close();
+  }
+}
