@@ -15,6 +15,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,
   transform: {
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
     '^.+\\.ts$': [
       '@swc/jest',
       {
@@ -29,6 +30,8 @@ module.exports = {
       },
     ],
   },
+  // jose 6 ships ESM only; Node 20 requires it natively but jest does not, so it is compiled.
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testMatch: ['**/?(*.)+(spec|test|e2e-spec).ts'],
   setupFiles: [path.join(__dirname, 'jest.setup.js')],
   testTimeout: 30000,
