@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { installApiVersionCheck } from './api-version/api-version.hook';
 import { ProblemDetailsFilter } from './problem/problem-details.filter';
-import { installRequestHooks } from './request/request-context.hooks';
 import { createValidationPipe } from './validation/create-validation-pipe';
 
 export interface HttpAppOptions {
@@ -11,13 +11,14 @@ export interface HttpAppOptions {
 
 /**
  * Installs the HTTP kit on an app created with `createFastifyAdapter()`: problem+json for
- * every error, validation, the API version check, request ids and the request context.
+ * every error, validation and the API version check (request ids and the request context
+ * come with the adapter).
  * Logs go through Nest's logger: use `app.useLogger(app.get(Logger))` from nestjs-pino with
  * `loggingModule()`. Call it before `app.init()` / `app.listen()`: Fastify hooks only apply to routes
  * registered after them, and Nest registers its routes at init.
  */
 export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOptions): void {
-  installRequestHooks(app.getHttpAdapter().getInstance(), options.versionExemptPaths ?? []);
+  installApiVersionCheck(app.getHttpAdapter().getInstance(), options.versionExemptPaths ?? []);
   app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
   app.useGlobalPipes(createValidationPipe());
 }

@@ -1,4 +1,5 @@
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
+import { installRequestContext } from '../request/request-context.hooks';
 import { requestIdFor } from '../request/request-id';
 import { ProblemFastifyAdapter } from './problem-fastify.adapter';
 
@@ -24,6 +25,7 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     trustProxy: false,
   });
   const fastify = adapter.getInstance();
+  installRequestContext(fastify);
   for (const type of options.rawContentTypes ?? []) {
     if (fastify.hasContentTypeParser(type)) continue;
     fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (_request, body, done) =>

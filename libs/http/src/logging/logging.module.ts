@@ -18,8 +18,9 @@ const REDACTED_PATHS = [
 ];
 
 // Orchestrators probe these every few seconds: a line per probe would bury everything else.
-function isHealthProbe(request: IncomingMessage): boolean {
-  return (request.url ?? '').startsWith('/health/');
+// Nest's Fastify middleware strips the mount path from `url`; `originalUrl` keeps it.
+function isHealthProbe(request: IncomingMessage & { originalUrl?: string }): boolean {
+  return (request.originalUrl ?? request.url ?? '').startsWith('/health/');
 }
 
 const boundRequestIds = new WeakMap<PinoInstance, boolean>();

@@ -1,4 +1,5 @@
 import { parseTraceparent } from '@comanda/context';
+import { request } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { call, postJson } from '../testing-fixtures/http-client';
 import { startKitTestApp } from '../testing-fixtures/kit-test.app';
@@ -51,6 +52,38 @@ describe('request id and request context', () => {
     );
     expect(response.status).toBe(201);
     expect(response.json()).toMatchObject({ requestId: 'with-body-1' });
+  });
+
+  it('keeps the context when the body arrives in pieces after the headers', async () => {
+    const text = await new Promise<string>((resolve, reject) => {
+      const outgoing = request(
+        `${url}/context`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-api-version': '0',
+            'x-request-id': 'chunked-1',
+          },
+        },
+        (response) => {
+          let received = '';
+          response.on('data', (chunk: Buffer) => (received += chunk.toString()));
+          response.on('end', () => resolve(received));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.flushHeaders();
+      outgoing.write('{"a":');
+      // A later timer tick, so the rest of the body is a separate read on the server.
+      setTimeout(() => outgoing.end('1}'), 20);
+    });
+    expect(JSON.parse(text)).toMatchObject({ requestId: 'chunked-1' });
+  });
+
+  it('exposes the context to Nest middleware', async () => {
+    const response = await call(`${url}/context`, { headers: { 'x-request-id': 'middleware-1' } });
+    expect(response.headers.get('x-context-in-middleware')).toBe('middleware-1');
   });
 
   it('does not mix up the contexts of concurrent requests', async () => {

@@ -6,6 +6,8 @@ import {
   Injectable,
   Logger,
   Module,
+  type MiddlewareConsumer,
+  type NestModule,
   Post,
   ServiceUnavailableException,
   UseGuards,
@@ -16,6 +18,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsInt, IsString, Min, ValidateNested } from 'class-validator';
 import { Logger as PinoLogger } from 'nestjs-pino';
+import type { ServerResponse } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { configureHttpApp } from '../configure-http-app';
 import {
@@ -121,6 +124,12 @@ class KitTestController {
     return currentContext() ?? null;
   }
 
+  @Post('token')
+  token(@Body() form: Record<string, string>) {
+    this.logger.log({ form }, 'token request');
+    return { ok: true };
+  }
+
   @Post('text')
   text(@Body() body: unknown) {
     return { type: typeof body, body };
@@ -152,7 +161,16 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
       : [],
     controllers: [KitTestController],
   })
-  class KitTestModule {}
+  class KitTestModule implements NestModule {
+    configure(consumer: MiddlewareConsumer): void {
+      consumer
+        .apply((_request: unknown, response: ServerResponse, next: () => void) => {
+          response.setHeader('x-context-in-middleware', currentContext()?.requestId ?? 'none');
+          next();
+        })
+        .forRoutes('*path');
+    }
+  }
 
   const app = await NestFactory.create<NestFastifyApplication>(
     KitTestModule,

@@ -1,0 +1,92 @@
+import { runWithContext } from '@comanda/context';
+import { waitFor } from '@comanda/testing';
+import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { call } from '../testing-fixtures/http-client';
+import { startKitTestApp } from '../testing-fixtures/kit-test.app';
+
+type LogLine = Record<string, unknown> & { msg?: string; requestId?: string };
+
+describe('JSON logs', () => {
+  let app: NestFastifyApplication;
+  let url: string;
+  const raw: string[] = [];
+  const lines = () => raw.map((line) => JSON.parse(line) as LogLine);
+  const lineOf = (requestId: string, msg: string) =>
+    waitFor(`log line "${msg}" of ${requestId}`, () =>
+      lines().find((line) => line.requestId === requestId && line.msg === msg),
+    );
+
+  beforeAll(async () => {
+    ({ app, url } = await startKitTestApp({
+      logDestination: { write: (line: string) => raw.push(line) },
+    }));
+  });
+  afterAll(() => app.close());
+
+  it('logs each request once as JSON with the service and the request id, credentials redacted', async () => {
+    await call(`${url}/context`, {
+      headers: {
+        'x-request-id': 'log-1',
+        authorization: 'Bearer eyJsecret',
+        cookie: 'session=abc',
+      },
+    });
+    const completed = await lineOf('log-1', 'request completed');
+    expect(completed).toMatchObject({
+      service: 'kit-test',
+      requestId: 'log-1',
+      res: { statusCode: 200 },
+      req: { method: 'GET', url: '/context' },
+    });
+    const headers = (completed.req as { headers: Record<string, string> }).headers;
+    expect(headers.authorization).toBe('[redacted]');
+    expect(headers.cookie).toBe('[redacted]');
+    expect(raw.join('\n')).not.toContain('eyJsecret');
+  });
+
+  it('puts the request id once on the lines a handler logs', async () => {
+    await call(`${url}/context`, { headers: { 'x-request-id': 'log-2' } });
+    const handlerLine = await lineOf('log-2', 'reading context');
+    expect(handlerLine).toMatchObject({ service: 'kit-test', level: 30 });
+    const rawLine = raw.find(
+      (line) => line.includes('"reading context"') && line.includes('log-2'),
+    );
+    expect(rawLine?.match(/"requestId"/g)).toHaveLength(1);
+  });
+
+  it('adds the request id of the current context to lines logged outside a request', async () => {
+    runWithContext({ requestId: 'message-7' }, () => new Logger('Consumer').log('event consumed'));
+    const line = await lineOf('message-7', 'event consumed');
+    expect(line.service).toBe('kit-test');
+  });
+
+  it('redacts client_secret in logged objects', async () => {
+    await call(`${url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'log-3' },
+      body: 'grant_type=client_credentials&client_id=pos&client_secret=s3cr3t-value',
+    });
+    const line = await lineOf('log-3', 'token request');
+    expect(line.form).toMatchObject({ client_id: 'pos', client_secret: '[redacted]' });
+    expect(raw.join('\n')).not.toContain('s3cr3t-value');
+  });
+
+  it('logs an unexpected error with its stack and request id, which the response does not show', async () => {
+    const response = await call(`${url}/boom`, { headers: { 'x-request-id': 'log-4' } });
+    expect(response.text).not.toContain('secret detail');
+    const line = await lineOf('log-4', 'Request failed with an unexpected error');
+    expect(line.level).toBe(50);
+    expect(line.err).toMatchObject({
+      message: 'secret detail',
+      stack: expect.stringContaining('Error: secret detail'),
+    });
+  });
+
+  it('does not log health probes', async () => {
+    await call(`${url}/health/live`, { apiVersion: null, headers: { 'x-request-id': 'probe-1' } });
+    await call(`${url}/context`, { headers: { 'x-request-id': 'after-probe' } });
+    await lineOf('after-probe', 'request completed');
+    expect(lines().filter((line) => line.requestId === 'probe-1')).toEqual([]);
+  });
+});
