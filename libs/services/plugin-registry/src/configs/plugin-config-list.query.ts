@@ -1,0 +1,9 @@
+import { IsOptional } from 'class-validator';
+import { IsPluginName } from '../plugin-identity';
+
+/** `GET /frontend/plugins/configs?name=`: all configs of the tenant, or those of one plugin. */
+export class PluginConfigListQueryDto {
+  @IsOptional()
+  @IsPluginName()
+  name?: string;
+}

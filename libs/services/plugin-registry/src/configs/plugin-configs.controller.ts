@@ -1,0 +1,42 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
+import { PluginConfigListQueryDto } from './plugin-config-list.query';
+import { parsePluginConfigBody } from './plugin-config-body';
+import { PluginConfigService, type PluginConfigView } from './plugin-config.service';
+
+@ApiTags('frontend plugins')
+@Controller('frontend/plugins')
+export class PluginConfigsController {
+  constructor(private readonly configs: PluginConfigService) {}
+
+  /** The list integrators use to find a config id (the spec leaves its path open). */
+  @Get('configs')
+  @RequirePermission('plugins:read')
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: PluginConfigListQueryDto,
+  ): Promise<{ items: PluginConfigView[] }> {
+    return { items: await this.configs.list(principal.tenantId, query.name) };
+  }
+
+  @Post('configs')
+  @HttpCode(201)
+  @RequirePermission('plugins:write')
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+  ): Promise<PluginConfigView> {
+    return this.configs.create(principal, parsePluginConfigBody(body));
+  }
+
+  @Put(':id/config')
+  @RequirePermission('plugins:write')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<PluginConfigView> {
+    return this.configs.update(principal, id, parsePluginConfigBody(body));
+  }
+}

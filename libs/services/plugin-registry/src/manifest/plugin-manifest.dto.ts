@@ -1,0 +1,56 @@
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { IsPluginName, IsPluginVersion } from '../plugin-identity';
+import { PARAMETER_TYPES, type ParameterType } from './manifest-parameter';
+
+export class ManifestParameterDto {
+  @IsString()
+  @Length(1, 100)
+  name!: string;
+
+  @IsIn(PARAMETER_TYPES)
+  type!: ParameterType;
+
+  @IsBoolean()
+  required!: boolean;
+
+  /** Any JSON value; checked against `type` by the manifest rules. */
+  @Allow()
+  default?: unknown;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+}
+
+export class PluginManifestDto {
+  @IsPluginVersion()
+  version!: string;
+
+  @IsString()
+  @MaxLength(2000)
+  description!: string;
+
+  @IsArray()
+  @ArrayMaxSize(200)
+  @ValidateNested({ each: true })
+  @Type(() => ManifestParameterDto)
+  parameters!: ManifestParameterDto[];
+}
+
+export class ManifestUploadQueryDto {
+  @IsPluginName()
+  name!: string;
+}

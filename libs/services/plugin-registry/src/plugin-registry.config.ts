@@ -1,0 +1,13 @@
+import { IsInt, Max, Min } from 'class-validator';
+
+/** Largest request body the service's HTTP server reads at all (the gateway allows the same). */
+export const PLUGIN_REGISTRY_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/** Settings of the plugin registry, read once at boot from the runtime's environment snapshot. */
+export class PluginRegistryConfig {
+  /** Largest plugin code accepted, in bytes of UTF-8; larger uploads answer 413. */
+  @IsInt()
+  @Min(1)
+  @Max(PLUGIN_REGISTRY_BODY_LIMIT_BYTES)
+  PLUGIN_CODE_MAX_BYTES = 1024 * 1024;
+}
