@@ -1,0 +1,481 @@
+import { randomBytes, createHash } from 'node:crypto';
+import { startService, type RunningService } from '@comanda/runtime';
+import { gatewayService } from './gateway.service-definition';
+import { chunkedBody, send } from './testing/raw-http';
+import { startTestUpstream, unusedUrl, type TestUpstream } from './testing/test-upstream';
+
+const V0 = { 'x-api-version': '0' };
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+function fakeToken(claims: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256', typ: 'at+jwt' })}.${part(claims)}.c2lnbmF0dXJl`;
+}
+
+function sha256(content: Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+describe('gateway in front of real upstreams', () => {
+  let upstreams: Record<
+    'auth' | 'config' | 'plugins' | 'orders' | 'payments' | 'notifications',
+    TestUpstream
+  >;
+  let gateway: RunningService;
+
+  beforeAll(async () => {
+    upstreams = {
+      auth: await startTestUpstream('auth', ['/auth/{tenant}/connect/token', '/admin/tenants']),
+      config: await startTestUpstream('config-store', ['/entities/{entity}/configs']),
+      plugins: await startTestUpstream('plugin-registry', ['/frontend/plugins']),
+      orders: await startTestUpstream('orders', ['/orders/{id}', '/stores/{id}']),
+      payments: await startTestUpstream('payments', ['/payments/merchants/{id}']),
+      notifications: await startTestUpstream('notifications', [
+        '/notifications/merchants/{id}/events',
+      ]),
+    };
+    gateway = await startService(gatewayService, {
+      port: 0,
+      host: '127.0.0.1',
+      env: {
+        LOG_LEVEL: 'silent',
+        AUTH_URL: upstreams.auth.url,
+        CONFIG_STORE_URL: upstreams.config.url,
+        PLUGIN_REGISTRY_URL: upstreams.plugins.url,
+        ORDERS_URL: upstreams.orders.url,
+        PAYMENTS_URL: upstreams.payments.url,
+        NOTIFICATIONS_URL: upstreams.notifications.url,
+        GATEWAY_BODY_LIMIT_BYTES: String(64 * 1024),
+        GATEWAY_PLUGIN_CODE_LIMIT_BYTES: String(256 * 1024),
+        GATEWAY_UPSTREAM_TIMEOUT_MS: '300',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.all(Object.values(upstreams ?? {}).map((upstream) => upstream.close()));
+  });
+
+  describe('routing', () => {
+    it.each([
+      ['/auth/acme/.well-known/jwks.json', 'auth'],
+      ['/admin/tenants', 'auth'],
+      ['/connect/token', 'auth'],
+      ['/.well-known/openid-configuration', 'auth'],
+      ['/entities/menu/configs?take=2', 'config-store'],
+      ['/frontend/plugins/configs', 'plugin-registry'],
+      ['/stores/s1', 'orders'],
+      ['/baskets/b1', 'orders'],
+      ['/orders/o1', 'orders'],
+      ['/payments/merchants/m1', 'payments'],
+      ['/notifications/merchants/m1/events', 'notifications'],
+    ])('forwards %s to %s with path and query unchanged', async (path, upstream) => {
+      const response = await send(gateway.url, path, { headers: V0 });
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({ upstream, method: 'GET', url: path });
+    });
+
+    it('answers 404 problem for a path no service owns, without forwarding', async () => {
+      const response = await send(gateway.url, '/ordersx/1', { headers: V0 });
+      expect(response.status).toBe(404);
+      expect(response.headers['content-type']).toContain('application/problem+json');
+      expect(response.json()).toMatchObject({ status: 404, code: 'route.not_found' });
+    });
+
+    it('refuses dot segments that would reach another route upstream', async () => {
+      for (const path of ['/entities/%2e%2e/admin/clients', '/entities/x/../../admin/clients']) {
+        const response = await send(gateway.url, path, { headers: V0 });
+        expect(response.status).toBe(400);
+        expect(response.json()).toMatchObject({ code: 'request.invalid_path' });
+      }
+    });
+
+    it('passes the upstream status, body and end-to-end headers through', async () => {
+      const response = await send(gateway.url, '/orders/o1', {
+        headers: { ...V0, 'x-test-status': '409' },
+      });
+      expect(response.status).toBe(409);
+      expect(response.headers['x-upstream']).toBe('orders');
+      expect(response.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+      expect(response.json()).toMatchObject({ upstream: 'orders' });
+    });
+  });
+
+  describe('X-Api-Version', () => {
+    it('answers 400 api_version.missing without the header', async () => {
+      const before = upstreams.config.seen.length;
+      const response = await send(gateway.url, '/entities/menu/configs');
+      expect(response.status).toBe(400);
+      expect(response.headers['content-type']).toContain('application/problem+json');
+      expect(response.json()).toMatchObject({ status: 400, code: 'api_version.missing' });
+      expect(upstreams.config.seen.length).toBe(before);
+    });
+
+    it('answers 400 api_version.unsupported for version 1', async () => {
+      const response = await send(gateway.url, '/orders/o1', { headers: { 'x-api-version': '1' } });
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'api_version.unsupported' });
+    });
+
+    it.each([
+      ['POST', '/auth/acme/connect/token', 'application/x-www-form-urlencoded'],
+      ['POST', '/connect/token', 'application/x-www-form-urlencoded'],
+      ['GET', '/auth/acme/.well-known/openid-configuration', undefined],
+      ['GET', '/.well-known/jwks.json', undefined],
+      ['POST', '/notifications/merchants/m1/events', 'application/json'],
+    ])('lets %s %s through without it', async (method, path, contentType) => {
+      const response = await send(gateway.url, path, {
+        method,
+        headers: contentType ? { 'content-type': contentType } : {},
+        body: contentType ? 'grant_type=client_credentials' : undefined,
+      });
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({ url: path });
+    });
+
+    it('does not exempt other paths under /auth/{tenant} or /notifications', async () => {
+      expect((await send(gateway.url, '/auth/acme/connect/token/x')).status).toBe(400);
+      expect((await send(gateway.url, '/notifications/merchants/m1')).status).toBe(400);
+    });
+  });
+
+  describe('Authorization scheme', () => {
+    it('answers 401 auth.invalid_scheme with WWW-Authenticate for Basic on an API path', async () => {
+      const response = await send(gateway.url, '/entities/menu/configs', {
+        headers: { ...V0, authorization: `Basic ${Buffer.from('id:secret').toString('base64')}` },
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="comanda"');
+      expect(response.json()).toMatchObject({ status: 401, code: 'auth.invalid_scheme' });
+    });
+
+    it('forwards Basic client authentication to the token endpoint', async () => {
+      const authorization = `Basic ${Buffer.from('id:secret').toString('base64')}`;
+      const response = await send(gateway.url, '/auth/acme/connect/token', {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      expect(response.status).toBe(200);
+      expect(response.json<{ headers: Record<string, string> }>().headers.authorization).toBe(
+        authorization,
+      );
+    });
+
+    it('forwards a Bearer token untouched for the service to verify', async () => {
+      const response = await send(gateway.url, '/orders/o1', {
+        headers: { ...V0, authorization: 'Bearer abc.def.ghi' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.json<{ headers: Record<string, string> }>().headers.authorization).toBe(
+        'Bearer abc.def.ghi',
+      );
+    });
+  });
+
+  describe('Content-Type', () => {
+    it('answers 415 for a JSON endpoint sent text/plain', async () => {
+      const response = await send(gateway.url, '/entities/menu/configs', {
+        method: 'POST',
+        headers: { ...V0, 'content-type': 'text/plain' },
+        body: '{}',
+      });
+      expect(response.status).toBe(415);
+      expect(response.json()).toMatchObject({
+        status: 415,
+        code: 'request.unsupported_media_type',
+      });
+    });
+
+    it('accepts application/json with a charset parameter', async () => {
+      const response = await send(gateway.url, '/entities/menu/configs', {
+        method: 'POST',
+        headers: { ...V0, 'content-type': 'application/json; charset=utf-8' },
+        body: '{"a":1}',
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it('takes plugin code as text/plain and refuses it as JSON', async () => {
+      const code = 'export const x = 1;';
+      const accepted = await send(gateway.url, '/frontend/plugins?name=p&version=1.0.0', {
+        method: 'POST',
+        headers: { ...V0, 'content-type': 'text/plain' },
+        body: code,
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.json()).toMatchObject({
+        upstream: 'plugin-registry',
+        bodyLength: code.length,
+      });
+
+      const refused = await send(gateway.url, '/frontend/plugins?name=p&version=1.0.0', {
+        method: 'POST',
+        headers: { ...V0, ...JSON_TYPE },
+        body: '{}',
+      });
+      expect(refused.status).toBe(415);
+    });
+
+    it('requires a form body at the token endpoint', async () => {
+      const response = await send(gateway.url, '/auth/acme/connect/token', {
+        method: 'POST',
+        headers: JSON_TYPE,
+        body: '{"grant_type":"client_credentials"}',
+      });
+      expect(response.status).toBe(415);
+    });
+  });
+
+  describe('body size', () => {
+    it('answers 413 up front when Content-Length exceeds the limit, without forwarding', async () => {
+      const before = upstreams.config.seen.length;
+      const response = await send(gateway.url, '/entities/menu/configs', {
+        method: 'POST',
+        headers: { ...V0, ...JSON_TYPE },
+        body: Buffer.alloc(64 * 1024 + 1, 0x20),
+      });
+      expect(response.status).toBe(413);
+      expect(response.json()).toMatchObject({ status: 413, code: 'request.too_large' });
+      expect(upstreams.config.seen.length).toBe(before);
+    });
+
+    it('answers 413 when a chunked body without Content-Length grows past the limit', async () => {
+      const response = await send(gateway.url, '/entities/menu/configs', {
+        method: 'POST',
+        headers: { ...V0, ...JSON_TYPE },
+        body: chunkedBody(Buffer.alloc(200 * 1024, 0x20)),
+      });
+      expect(response.status).toBe(413);
+      expect(response.json()).toMatchObject({ code: 'request.too_large' });
+    });
+
+    it('allows plugin code up to its own larger limit', async () => {
+      const code = Buffer.alloc(200 * 1024, 0x61);
+      const response = await send(gateway.url, '/frontend/plugins?name=p&version=2.0.0', {
+        method: 'POST',
+        headers: { ...V0, 'content-type': 'text/plain' },
+        body: code,
+      });
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({ bodyLength: code.length });
+    });
+  });
+
+  describe('streaming', () => {
+    it('delivers a chunked body byte-identical to the upstream', async () => {
+      const content = randomBytes(60 * 1024);
+      const response = await send(gateway.url, '/orders/o1/anything', {
+        method: 'PUT',
+        headers: { ...V0, ...JSON_TYPE },
+        body: chunkedBody(content),
+      });
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({
+        bodyLength: content.length,
+        bodySha256: sha256(content),
+      });
+    });
+
+    it('delivers a body with Content-Length byte-identical and keeps the length', async () => {
+      const content = randomBytes(10_000);
+      const response = await send(gateway.url, '/notifications/merchants/m1/events', {
+        method: 'POST',
+        headers: JSON_TYPE,
+        body: content,
+      });
+      const seen = response.json<{ bodySha256: string; headers: Record<string, string> }>();
+      expect(seen.bodySha256).toBe(sha256(content));
+      expect(seen.headers['content-length']).toBe('10000');
+    });
+  });
+
+  describe('headers', () => {
+    it('does not forward hop-by-hop request headers, and drops hop-by-hop response headers', async () => {
+      const response = await send(gateway.url, '/orders/o1', {
+        headers: {
+          ...V0,
+          connection: 'keep-alive, x-client-hop',
+          'x-client-hop': 'secret',
+          'keep-alive': 'timeout=5',
+          'proxy-authorization': 'Basic eDp5',
+          te: 'trailers',
+          'x-end-to-end': 'kept',
+        },
+      });
+      const seen = response.json<{ headers: Record<string, string> }>().headers;
+      expect(seen['x-client-hop']).toBeUndefined();
+      expect(seen['keep-alive']).toBeUndefined();
+      expect(seen['proxy-authorization']).toBeUndefined();
+      expect(seen['te']).toBeUndefined();
+      expect(seen['x-end-to-end']).toBe('kept');
+      expect(response.headers['x-upstream-hop']).toBeUndefined();
+      // The gateway's own server may announce its keep-alive; the upstream's must not leak.
+      expect(response.headers['keep-alive']).not.toBe('timeout=5');
+    });
+
+    it('generates a request id, returns it and forwards it with a trace context', async () => {
+      const response = await send(gateway.url, '/orders/o1', { headers: V0 });
+      const requestId = response.headers['x-request-id'];
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const seen = response.json<{ headers: Record<string, string> }>().headers;
+      expect(seen['x-request-id']).toBe(requestId);
+      expect(seen['traceparent']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/);
+    });
+
+    it('echoes a caller request id and continues the caller trace', async () => {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const response = await send(gateway.url, '/orders/o1', {
+        headers: {
+          ...V0,
+          'x-request-id': 'caller-42',
+          traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+        },
+      });
+      expect(response.headers['x-request-id']).toBe('caller-42');
+      const seen = response.json<{ headers: Record<string, string> }>().headers;
+      expect(seen['x-request-id']).toBe('caller-42');
+      expect(seen['traceparent']).toContain(`00-${traceId}-`);
+      expect(seen['traceparent']).not.toContain('00f067aa0ba902b7');
+    });
+
+    it('carries the request id in problems the gateway answers itself', async () => {
+      const response = await send(gateway.url, '/orders/o1', {
+        headers: { 'x-request-id': 'caller-43' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.headers['x-request-id']).toBe('caller-43');
+      expect(response.json()).toMatchObject({ requestId: 'caller-43' });
+    });
+
+    it('sets X-Forwarded-For, -Proto and -Host for the upstream', async () => {
+      const response = await send(gateway.url, '/.well-known/openid-configuration', {
+        headers: { host: 'orders.acme.example', 'x-forwarded-for': '203.0.113.7' },
+      });
+      const seen = response.json<{ headers: Record<string, string> }>().headers;
+      expect(seen['x-forwarded-host']).toBe('orders.acme.example');
+      expect(seen['x-forwarded-proto']).toBe('http');
+      expect(seen['x-forwarded-for']).toBe('203.0.113.7, 127.0.0.1');
+    });
+  });
+
+  describe('upstream failures', () => {
+    it('answers 504 upstream.timeout when the upstream sends no answer in time', async () => {
+      const response = await send(gateway.url, '/payments/merchants/m1/hang', { headers: V0 });
+      expect(response.status).toBe(504);
+      expect(response.json()).toMatchObject({ status: 504, code: 'upstream.timeout' });
+    });
+  });
+
+  describe('/docs', () => {
+    it('serves the merged OpenAPI description of every service, without their internal paths', async () => {
+      const response = await send(gateway.url, '/docs/openapi.json');
+      expect(response.status).toBe(200);
+      const document = response.json<{
+        paths: Record<string, unknown>;
+        components: { schemas: Record<string, unknown> };
+      }>();
+      expect(Object.keys(document.paths)).toEqual(
+        expect.arrayContaining([
+          '/auth/{tenant}/connect/token',
+          '/admin/tenants',
+          '/entities/{entity}/configs',
+          '/frontend/plugins',
+          '/orders/{id}',
+          '/payments/merchants/{id}',
+          '/notifications/merchants/{id}/events',
+        ]),
+      );
+      expect(document.paths['/health/ready']).toBeUndefined();
+      expect(Object.keys(document.components.schemas)).toEqual(
+        expect.arrayContaining(['authThing', 'ordersThing']),
+      );
+    });
+
+    it('serves a Swagger UI page and its assets', async () => {
+      const page = await send(gateway.url, '/docs');
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toContain('text/html');
+      expect(page.body.toString()).toContain('/docs/assets/swagger-ui-bundle.js');
+      const bundle = await send(gateway.url, '/docs/assets/swagger-ui-bundle.js');
+      expect(bundle.status).toBe(200);
+      expect(bundle.body.length).toBeGreaterThan(100_000);
+    });
+  });
+
+  describe('health', () => {
+    it('reports upstream readiness', async () => {
+      const response = await send(gateway.url, '/health/upstreams');
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({ upstreams: { auth: 'up', orders: 'up' } });
+    });
+  });
+});
+
+describe('gateway with a tight rate limit and missing upstreams', () => {
+  let config: TestUpstream;
+  let gateway: RunningService;
+
+  beforeAll(async () => {
+    config = await startTestUpstream('config-store', []);
+    gateway = await startService(gatewayService, {
+      port: 0,
+      host: '127.0.0.1',
+      env: {
+        LOG_LEVEL: 'silent',
+        CONFIG_STORE_URL: config.url,
+        PAYMENTS_URL: await unusedUrl(),
+        GATEWAY_RATE_LIMIT_MAX: '3',
+        GATEWAY_RATE_LIMIT_WINDOW_MS: '60000',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await config?.close();
+  });
+
+  it('answers 429 with Retry-After once a client spent its budget, other clients unaffected', async () => {
+    const alice = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'alice' })}` };
+    const bob = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'bob' })}` };
+    for (let i = 0; i < 3; i += 1)
+      expect((await send(gateway.url, '/entities/a/configs', { headers: alice })).status).toBe(200);
+
+    const limited = await send(gateway.url, '/entities/a/configs', { headers: alice });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['content-type']).toContain('application/problem+json');
+    expect(limited.json()).toMatchObject({ status: 429, code: 'request.rate_limited' });
+
+    expect((await send(gateway.url, '/entities/a/configs', { headers: bob })).status).toBe(200);
+  });
+
+  it('limits callers without a token by IP address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1)
+      statuses.push((await send(gateway.url, '/entities/a/configs', { headers: V0 })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('answers 404 route.not_found for a service that is not configured', async () => {
+    const carol = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'carol' })}` };
+    const response = await send(gateway.url, '/orders/o1', { headers: carol });
+    expect(response.status).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'route.not_found' });
+  });
+
+  it('answers 502 upstream.unavailable when the upstream does not answer', async () => {
+    const dave = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'dave' })}` };
+    const response = await send(gateway.url, '/payments/merchants/m1', { headers: dave });
+    expect(response.status).toBe(502);
+    expect(response.json()).toMatchObject({ status: 502, code: 'upstream.unavailable' });
+  });
+
+  it('reports an upstream that is down', async () => {
+    const response = await send(gateway.url, '/health/upstreams');
+    expect(response.status).toBe(503);
+    expect(response.json()).toMatchObject({ code: 'upstream.not_ready' });
+  });
+});

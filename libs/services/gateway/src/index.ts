@@ -1,0 +1,2 @@
+export { gatewayService } from './gateway.service-definition';
+export { GatewayConfig } from './config/gateway.config';

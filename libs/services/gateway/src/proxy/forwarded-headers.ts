@@ -1,0 +1,65 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+type HeaderValue = string | string[] | undefined;
+export type OutgoingHeaders = Record<string, string | string[]>;
+
+// RFC 9110 §7.6.1: connection-specific headers describe one hop and must not be forwarded.
+// `host` is the upstream's own; `expect` is answered by the gateway's server itself.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'expect',
+]);
+
+/** The headers of one hop without the hop-by-hop ones, including those the Connection header names. */
+export function endToEndHeaders(headers: Readonly<Record<string, HeaderValue>>): OutgoingHeaders {
+  const named = new Set(
+    listValues(headers['connection'])
+      .map((name) => name.toLowerCase())
+      .filter(Boolean),
+  );
+  const result: OutgoingHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower)) continue;
+    result[lower] = value;
+  }
+  return result;
+}
+
+export interface ForwardingFacts {
+  requestId: string;
+  traceparent: string;
+  clientIp: string;
+  protocol: string;
+}
+
+/** The request headers the upstream receives: end-to-end headers plus who asked and how. */
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  facts: ForwardingFacts,
+): OutgoingHeaders {
+  const headers = endToEndHeaders(incoming);
+  const priorHops = listValues(incoming['x-forwarded-for']);
+  headers['x-forwarded-for'] = [...priorHops, facts.clientIp].join(', ');
+  headers['x-forwarded-proto'] = facts.protocol;
+  // The auth service picks a tenant's issuer by the host the caller used.
+  if (incoming.host) headers['x-forwarded-host'] = incoming.host;
+  else delete headers['x-forwarded-host'];
+  headers['x-request-id'] = facts.requestId;
+  headers['traceparent'] = facts.traceparent;
+  return headers;
+}
+
+function listValues(value: HeaderValue): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.flatMap((entry) => entry.split(',').map((part) => part.trim())).filter(Boolean);
+}

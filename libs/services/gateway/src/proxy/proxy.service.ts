@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors, type Dispatcher } from 'undici';
+import { childTraceparent } from '@comanda/context';
+import { REQUEST_ID_HEADER } from '@comanda/http';
+import { UpstreamTimeoutError, UpstreamUnavailableError } from '../gateway.errors';
+import { BodyLimitStream } from './body-limit.stream';
+import { endToEndHeaders, upstreamRequestHeaders } from './forwarded-headers';
+import type { AdmittedRequest } from './request-gate';
+
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * Forwards one admitted request to its upstream over the pool's keep-alive connections:
+ * the body streams through unparsed (counted against the limit), the response streams
+ * back with its status and end-to-end headers.
+ */
+@Injectable()
+export class ProxyService {
+  async forward(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    admitted: AdmittedRequest,
+  ): Promise<void> {
+    const { upstream } = admitted;
+    const aborter = new AbortController();
+    // The caller went away before the answer was complete: stop the upstream work too.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) aborter.abort();
+    });
+
+    let limiter: BodyLimitStream | undefined;
+    if (admitted.hasBody) {
+      limiter = streamBody(request, reply, admitted.bodyLimitBytes);
+    }
+
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await upstream.pool.request({
+        method: request.method as Dispatcher.HttpMethod,
+        path: request.url,
+        headers: upstreamRequestHeaders(request.headers, {
+          requestId: request.id,
+          traceparent: childTraceparent(headerValue(request.headers.traceparent)),
+          clientIp: request.ip,
+          protocol: request.protocol,
+        }),
+        body: limiter ?? null,
+        signal: aborter.signal,
+      });
+    } catch (error) {
+      if (limiter?.exceeded) throw limiterError(limiter, error);
+      throw upstreamError(upstream.name, error);
+    }
+
+    reply.status(response.statusCode);
+    for (const [name, value] of Object.entries(endToEndHeaders(response.headers))) {
+      reply.header(name, value);
+    }
+    reply.header(REQUEST_ID_HEADER, request.id);
+    if (request.method === 'HEAD' || NO_BODY_STATUSES.has(response.statusCode)) {
+      await response.body.dump();
+      await reply.send();
+      return;
+    }
+    await reply.send(response.body);
+  }
+}
+
+/**
+ * The request body as a stream counted against the limit. Past the limit the limiter fails
+ * (undici then fails the upstream request with its error) and the rest of the body is read
+ * and dropped rather than destroying the socket, so the caller still receives the 413.
+ */
+function streamBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limitBytes: number,
+): BodyLimitStream {
+  const limiter = new BodyLimitStream(limitBytes);
+  const source = request.raw;
+  limiter.once('error', () => {
+    source.unpipe(limiter);
+    source.resume();
+    reply.header('connection', 'close');
+  });
+  source.once('aborted', () => limiter.destroy(new Error('the caller aborted the request body')));
+  source.pipe(limiter);
+  return limiter;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function limiterError(limiter: BodyLimitStream, fallback: unknown): unknown {
+  return limiter.errored ?? fallback;
+}
+
+function upstreamError(upstream: string, error: unknown): unknown {
+  if (
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.ConnectTimeoutError ||
+    error instanceof errors.BodyTimeoutError
+  ) {
+    return new UpstreamTimeoutError(upstream, error);
+  }
+  if (error instanceof errors.RequestAbortedError) return error;
+  return new UpstreamUnavailableError(upstream, error);
+}

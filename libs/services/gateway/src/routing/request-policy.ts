@@ -1,0 +1,70 @@
+/**
+ * What the gateway requires of a request before it forwards it, by path. The rules come
+ * from the spec's "Authentication" table and ARCHITECTURE.md's exemption list; the services
+ * enforce their own rules again behind it.
+ */
+
+const TOKEN_ENDPOINT = /^(?:\/auth\/[^/]+)?\/connect\/token$/;
+const WELL_KNOWN = /^(?:\/auth\/[^/]+)?\/\.well-known(?:\/|$)/;
+const NOTIFICATION_EVENTS = /^\/notifications\/merchants\/[^/]+\/events$/;
+const HEALTH = /^\/health(?:\/|$)/;
+const DOCS = /^\/docs(?:\/|$)/;
+
+export const JSON_MEDIA_TYPE = 'application/json';
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+export const TEXT_MEDIA_TYPE = 'text/plain';
+
+/** OAuth token endpoints: client authentication by form fields or HTTP Basic. */
+export function isTokenEndpoint(path: string): boolean {
+  return TOKEN_ENDPOINT.test(path);
+}
+
+/** Paths a caller reaches without `X-Api-Version: 0`: OAuth, partner events, health, docs. */
+export function isVersionExempt(path: string): boolean {
+  return (
+    TOKEN_ENDPOINT.test(path) ||
+    WELL_KNOWN.test(path) ||
+    NOTIFICATION_EVENTS.test(path) ||
+    HEALTH.test(path) ||
+    DOCS.test(path)
+  );
+}
+
+/** Whether the `Authorization` header may use another scheme than Bearer (Basic client auth). */
+export function allowsBasicAuth(path: string): boolean {
+  return TOKEN_ENDPOINT.test(path);
+}
+
+/** The one media type a request body may have on this route. */
+export function acceptedMediaType(method: string, path: string): string {
+  if (TOKEN_ENDPOINT.test(path)) return FORM_MEDIA_TYPE;
+  if (method === 'POST' && path === '/frontend/plugins') return TEXT_MEDIA_TYPE;
+  return JSON_MEDIA_TYPE;
+}
+
+export interface BodyLimits {
+  defaultBytes: number;
+  pluginCodeBytes: number;
+}
+
+export function bodyLimitFor(method: string, path: string, limits: BodyLimits): number {
+  return method === 'POST' && path === '/frontend/plugins'
+    ? limits.pluginCodeBytes
+    : limits.defaultBytes;
+}
+
+/** `application/json; charset=utf-8` → `application/json`. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(';')[0].trim().toLowerCase();
+  return type ? type : undefined;
+}
+
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * Dot segments (`/entities/../admin`, also percent-encoded) would let a path pass the
+ * gateway's checks as one route and reach the upstream as another; no public path has one.
+ */
+export function hasDotSegment(path: string): boolean {
+  return path.split('/').some((segment) => DOT_SEGMENT.test(segment));
+}
