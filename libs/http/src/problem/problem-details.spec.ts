@@ -78,6 +78,15 @@ describe('problem+json error responses', () => {
     expect(body.detail).toBe('No route matches GET /nowhere.');
   });
 
+  it('tells a missing resource (resource.not_found) from an unknown route', async () => {
+    const body = expectProblem(await call(`${url}/orders/missing`), 404, 'resource.not_found');
+    expect(body.detail).toBe('Order 123 does not exist.');
+  });
+
+  it('gives Nest exceptions a code from their status', async () => {
+    expectProblem(await call(`${url}/private`), 401, 'auth.unauthorized');
+  });
+
   it('answers 500 internal for an unexpected error without its message or stack', async () => {
     const response = await call(`${url}/boom`);
     const body = expectProblem(response, 500, 'internal');

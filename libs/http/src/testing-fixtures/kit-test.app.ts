@@ -9,7 +9,9 @@ import {
   type MiddlewareConsumer,
   type NestModule,
   Post,
+  NotFoundException,
   ServiceUnavailableException,
+  UnauthorizedException,
   UseGuards,
   type CanActivate,
 } from '@nestjs/common';
@@ -104,6 +106,16 @@ class KitTestController {
     throw new KitchenClosedError();
   }
 
+  @Get('orders/missing')
+  missingOrder(): never {
+    throw new NotFoundException('Order 123 does not exist.');
+  }
+
+  @Get('private')
+  private(): never {
+    throw new UnauthorizedException();
+  }
+
   @Get('database-down')
   databaseDown(): never {
     throw new ServiceUnavailableException('connection to 10.0.0.7:5432 refused');
@@ -148,6 +160,8 @@ class KitTestController {
 
 export interface KitTestAppOptions extends FastifyAdapterOptions {
   logDestination?: DestinationStream;
+  /** Runs after configureHttpApp, before listen: register Fastify plugins here. */
+  beforeListen?: (app: NestFastifyApplication) => Promise<void>;
 }
 
 /** A small service on the real Fastify adapter with the HTTP kit, listening on a free port. */
@@ -182,6 +196,7 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
   );
   if (options.logDestination) app.useLogger(app.get(PinoLogger));
   configureHttpApp(app, { serviceName: 'kit-test', versionExemptPaths: ['/public/'] });
+  await options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   if (!address || typeof address !== 'object') throw new Error('test app is not listening');
