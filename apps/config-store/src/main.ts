@@ -1,0 +1,4 @@
+import { runServiceMain } from '@comanda/runtime';
+import { configStoreService } from '@comanda/service-config-store';
+
+void runServiceMain(configStoreService);

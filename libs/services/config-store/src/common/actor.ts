@@ -1,0 +1,5 @@
+/** Who acts on the config store: the token's client (the publisher) and its tenant. */
+export interface Actor {
+  clientId: string;
+  tenantId: string;
+}

@@ -1,0 +1,23 @@
+import { invalidParameter } from './request.errors';
+
+export function entityTag(revision: number): string {
+  return `"${revision}"`;
+}
+
+const TAG_LIST = /^\s*(W\/)?"[^"]*"\s*(,\s*(W\/)?"[^"]*"\s*)*$/;
+
+/**
+ * RFC 9110 If-Match with the strong comparison: absent means "no precondition", `*` matches
+ * any current representation, otherwise one listed tag must equal the current one.
+ */
+export function ifMatchSatisfied(ifMatch: string | undefined, currentRevision: number): boolean {
+  if (ifMatch === undefined) return true;
+  if (ifMatch.trim() === '*') return true;
+  if (!TAG_LIST.test(ifMatch))
+    throw invalidParameter('If-Match', 'must be "*" or a list of quoted entity tags');
+  const current = entityTag(currentRevision);
+  return ifMatch
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => tag === current);
+}

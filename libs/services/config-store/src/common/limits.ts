@@ -1,0 +1,8 @@
+/** Size limits of the configuration group (the spec leaves them open; see ADR 0007). */
+export const LIMITS = {
+  idLength: 200,
+  versionLength: 100,
+  extensionReferences: 100,
+  /** Serialized JSON size of a config's `values`. */
+  valuesBytes: 256 * 1024,
+} as const;

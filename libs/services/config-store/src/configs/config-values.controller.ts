@@ -1,0 +1,24 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
+import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { parseBooleanParam } from '../common/query-params';
+import { ConfigValuesService, type ConfigValuesOutput } from './config-values.service';
+
+@ApiTags('configs')
+@Controller('entities/:entity/values')
+export class ConfigValuesController {
+  constructor(private readonly values: ConfigValuesService) {}
+
+  @Get()
+  @RequirePermission('configs:read')
+  read(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Query('complete') complete: string | undefined,
+  ): Promise<ConfigValuesOutput> {
+    return this.values.read(principal, entity, {
+      complete: parseBooleanParam('complete', complete),
+    });
+  }
+}

@@ -1,0 +1,247 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EventTypes } from '@comanda/contracts';
+import { OutboxWriter } from '@comanda/messaging';
+import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import type { Actor } from '../common/actor';
+import { CLOCK, type Clock } from '../common/clock';
+import { ifMatchSatisfied } from '../common/etag';
+import { violatedUniqueConstraint } from '../common/pg-errors';
+import { ExtensionReferenceValidator } from '../extensions/extension-reference.validator';
+import { ConfigVersionEntity } from './config-version.entity';
+import {
+  ConfigAlreadyExistsError,
+  ConfigIdMismatchError,
+  ConfigNotFoundError,
+  ConfigVersionNotFoundError,
+  VersionConflictError,
+} from './config.errors';
+import type { ConfigInputDto } from './config-input.dto';
+import { toConfigOutput, type ConfigOutput } from './config.output';
+
+export interface ConfigResult {
+  config: ConfigOutput;
+  /** Version number of the result: the ETag. */
+  version: number;
+}
+
+export interface SaveOptions {
+  /** Run every check and build the output, then roll back: nothing is stored or published. */
+  dryRun: boolean;
+  ifMatch?: string;
+}
+
+/** Thrown inside a dry run's transaction once the output is built, to roll it back. */
+class DryRunRollback extends Error {}
+
+const VERSION_KEY = 'config_versions_version_key';
+
+/**
+ * A tenant's config under one entity: a numbered, append-only list of versions. The current
+ * config is the highest version not removed; removing marks every version.
+ */
+@Injectable()
+export class ConfigService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+    private readonly references: ExtensionReferenceValidator,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Version 1 of a new config (or the next number after a removed one). */
+  create(
+    actor: Actor,
+    entity: string,
+    input: ConfigInputDto,
+    options: SaveOptions,
+  ): Promise<ConfigResult> {
+    return this.save('create', actor, entity, input, options);
+  }
+
+  /** The next version of the current config. */
+  update(
+    actor: Actor,
+    entity: string,
+    input: ConfigInputDto,
+    options: SaveOptions,
+  ): Promise<ConfigResult> {
+    return this.save('update', actor, entity, input, options);
+  }
+
+  async getCurrent(
+    actor: Actor,
+    entity: string,
+    options: { includeDeleted: boolean },
+  ): Promise<ConfigResult> {
+    const row = options.includeDeleted
+      ? await this.latest(this.dataSource.manager, actor, entity)
+      : await this.current(this.dataSource.manager, actor, entity);
+    if (!row) throw new ConfigNotFoundError(entity);
+    return { config: toConfigOutput(row), version: row.version };
+  }
+
+  async listVersions(
+    actor: Actor,
+    entity: string,
+    options: { take: number; includeDeleted: boolean; includeDatatypes: boolean },
+  ): Promise<ConfigOutput[]> {
+    const rows = await this.dataSource.manager.find(ConfigVersionEntity, {
+      where: {
+        tenantId: actor.tenantId,
+        entity,
+        ...(options.includeDeleted ? {} : { deletedAt: IsNull() }),
+      },
+      order: { version: 'DESC' },
+      take: options.take,
+    });
+    return rows.map((row) => toConfigOutput(row, { includeDatatypes: options.includeDatatypes }));
+  }
+
+  /** Any saved version, removed or not: history stays readable. */
+  async getVersion(actor: Actor, entity: string, version: number): Promise<ConfigResult> {
+    const row = await this.dataSource.manager.findOne(ConfigVersionEntity, {
+      where: { tenantId: actor.tenantId, entity, version },
+    });
+    if (!row) throw new ConfigVersionNotFoundError(entity, version);
+    return { config: toConfigOutput(row), version: row.version };
+  }
+
+  /** Marks every version removed; answers the current one as it now reads. */
+  async remove(actor: Actor, entity: string, options: { ifMatch?: string }): Promise<ConfigResult> {
+    return this.dataSource.transaction(async (manager) => {
+      const current = await this.current(manager, actor, entity, true);
+      if (!current) throw new ConfigNotFoundError(entity);
+      if (!ifMatchSatisfied(options.ifMatch, current.version))
+        throw new VersionConflictError('The config');
+      const now = this.clock.now();
+      await manager
+        .createQueryBuilder()
+        .update(ConfigVersionEntity)
+        .set({ deletedAt: now })
+        .where('tenant_id = :tenantId AND entity = :entity AND deleted_at IS NULL', {
+          tenantId: actor.tenantId,
+          entity,
+        })
+        .execute();
+      current.deletedAt = now;
+      await this.publish(manager, actor, current);
+      return { config: toConfigOutput(current), version: current.version };
+    });
+  }
+
+  private async save(
+    mode: 'create' | 'update',
+    actor: Actor,
+    entity: string,
+    input: ConfigInputDto,
+    options: SaveOptions,
+  ): Promise<ConfigResult> {
+    const saveIn = async (manager: EntityManager): Promise<ConfigResult> => {
+      const latest = await this.latest(manager, actor, entity);
+      const current = latest && latest.deletedAt === null ? latest : undefined;
+      if (mode === 'create' && current) throw new ConfigAlreadyExistsError(entity);
+      if (mode === 'update') {
+        if (!current) throw new ConfigNotFoundError(entity);
+        if (current.configId !== input.id)
+          throw new ConfigIdMismatchError(current.configId, input.id);
+        if (!ifMatchSatisfied(options.ifMatch, current.version))
+          throw new VersionConflictError('The config');
+      }
+      const references = input.extensionReferences ?? [];
+      await this.references.assertResolvable(
+        manager,
+        actor,
+        references.map((reference, index) => ({
+          path: `extensionReferences[${index}]`,
+          reference,
+        })),
+      );
+      const now = this.clock.now();
+      const row = manager.create(ConfigVersionEntity, {
+        tenantId: actor.tenantId,
+        entity,
+        configId: input.id,
+        version: (latest?.version ?? 0) + 1,
+        publisher: current?.publisher ?? actor.clientId,
+        savedBy: actor.clientId,
+        extensionReferences: references.map(({ publisher, dataId, version }) => ({
+          publisher,
+          dataId,
+          version,
+        })),
+        values: input.values ?? {},
+        configCreatedAt: current?.configCreatedAt ?? now,
+        savedAt: now,
+        deletedAt: null,
+      });
+      await manager.save(ConfigVersionEntity, row);
+      await this.publish(manager, actor, row);
+      return { config: toConfigOutput(row), version: row.version };
+    };
+
+    try {
+      if (!options.dryRun) return await this.dataSource.transaction(saveIn);
+      let result: ConfigResult | undefined;
+      try {
+        await this.dataSource.transaction(async (manager) => {
+          result = await saveIn(manager);
+          throw new DryRunRollback();
+        });
+      } catch (error) {
+        if (!(error instanceof DryRunRollback)) throw error;
+      }
+      return result as ConfigResult;
+    } catch (error) {
+      // A concurrent save took the same version number first.
+      if (violatedUniqueConstraint(error) === VERSION_KEY) {
+        throw mode === 'create'
+          ? new ConfigAlreadyExistsError(entity)
+          : new VersionConflictError('The config');
+      }
+      throw error;
+    }
+  }
+
+  private latest(
+    manager: EntityManager,
+    actor: Actor,
+    entity: string,
+  ): Promise<ConfigVersionEntity | null> {
+    return manager.findOne(ConfigVersionEntity, {
+      where: { tenantId: actor.tenantId, entity },
+      order: { version: 'DESC' },
+    });
+  }
+
+  private current(
+    manager: EntityManager,
+    actor: Actor,
+    entity: string,
+    forUpdate = false,
+  ): Promise<ConfigVersionEntity | null> {
+    return manager.findOne(ConfigVersionEntity, {
+      where: { tenantId: actor.tenantId, entity, deletedAt: IsNull() },
+      order: { version: 'DESC' },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  private async publish(
+    manager: EntityManager,
+    actor: Actor,
+    row: ConfigVersionEntity,
+  ): Promise<void> {
+    await this.outbox.add(manager, {
+      type: EventTypes.ConfigUpdated,
+      tenantId: actor.tenantId,
+      subject: `config/${row.entity}`,
+      data: {
+        entity: row.entity,
+        configId: row.configId,
+        version: row.version,
+        publisher: row.publisher,
+        deleted: row.deletedAt !== null,
+      },
+    });
+  }
+}

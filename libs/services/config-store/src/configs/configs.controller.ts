@@ -1,0 +1,135 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
+import type { FastifyReply } from 'fastify';
+import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { entityTag } from '../common/etag';
+import { INT32_MAX, parseBooleanParam, parseBoundedInt, parseInt32 } from '../common/query-params';
+import { ConfigInputDto } from './config-input.dto';
+import type { ConfigOutput } from './config.output';
+import { ConfigService, type ConfigResult } from './config.service';
+
+function withETag(reply: FastifyReply, result: ConfigResult): ConfigOutput {
+  void reply.header('ETag', entityTag(result.version));
+  return result.config;
+}
+
+@ApiTags('configs')
+@Controller('entities/:entity/configs')
+export class ConfigsController {
+  constructor(private readonly configs: ConfigService) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequirePermission('configs:write')
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Body() input: ConfigInputDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigOutput> {
+    return withETag(reply, await this.configs.create(principal, entity, input, { dryRun: false }));
+  }
+
+  @Get()
+  @RequirePermission('configs:read')
+  async current(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Query('include_deleted') includeDeleted: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigOutput> {
+    const options = { includeDeleted: parseBooleanParam('include_deleted', includeDeleted) };
+    return withETag(reply, await this.configs.getCurrent(principal, entity, options));
+  }
+
+  @Put()
+  @RequirePermission('configs:write')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Body() input: ConfigInputDto,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigOutput> {
+    return withETag(
+      reply,
+      await this.configs.update(principal, entity, input, { dryRun: false, ifMatch }),
+    );
+  }
+
+  /** Soft delete: the versions stay, marked, and read again with `include_deleted=true`. */
+  @Delete()
+  @RequirePermission('configs:write')
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<ConfigOutput> {
+    return (await this.configs.remove(principal, entity, { ifMatch })).config;
+  }
+
+  @Post('dry-run')
+  @HttpCode(200)
+  @RequirePermission('configs:write')
+  async dryRunCreate(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Body() input: ConfigInputDto,
+  ): Promise<ConfigOutput> {
+    return (await this.configs.create(principal, entity, input, { dryRun: true })).config;
+  }
+
+  @Put('dry-run')
+  @RequirePermission('configs:write')
+  async dryRunUpdate(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Body() input: ConfigInputDto,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<ConfigOutput> {
+    return (await this.configs.update(principal, entity, input, { dryRun: true, ifMatch })).config;
+  }
+
+  @Get('versions')
+  @RequirePermission('configs:read')
+  async versions(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Query('take') take: string | undefined,
+    @Query('include_deleted') includeDeleted: string | undefined,
+    @Query('include_datatypes') includeDatatypes: string | undefined,
+  ): Promise<ConfigOutput[]> {
+    return this.configs.listVersions(principal, entity, {
+      take: parseBoundedInt('take', take, { fallback: 1, min: 1, max: INT32_MAX }),
+      includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
+      includeDatatypes: parseBooleanParam('include_datatypes', includeDatatypes),
+    });
+  }
+
+  @Get('versions/:version')
+  @RequirePermission('configs:read')
+  async version(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('version') version: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigOutput> {
+    return withETag(
+      reply,
+      await this.configs.getVersion(principal, entity, parseInt32('version', version)),
+    );
+  }
+}

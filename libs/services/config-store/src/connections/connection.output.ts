@@ -1,0 +1,23 @@
+import type { ConnectionEntityType } from './connection-entity-type';
+import type { ConnectionEntity } from './connection.entity';
+
+export interface ConnectionOutput {
+  entityType: ConnectionEntityType;
+  publisher: string;
+  id: string;
+  lastUpdateDate: string;
+  /** The pagination key: pass the last one seen as `created_at_offset` for the next page. */
+  createdAt: string;
+  deleted: boolean;
+}
+
+export function toConnectionOutput(row: ConnectionEntity): ConnectionOutput {
+  return {
+    entityType: row.entityType,
+    publisher: row.publisher,
+    id: row.id,
+    lastUpdateDate: (row.deletedAt ?? row.updatedAt).toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    deleted: row.deletedAt !== null,
+  };
+}

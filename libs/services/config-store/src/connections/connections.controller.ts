@@ -1,0 +1,85 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
+import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { parsePageRequest } from '../common/page';
+import { parseBooleanParam } from '../common/query-params';
+import { parseEntityTypeParam } from './connection-entity-type.param';
+import { ConnectionInputDto } from './connection-input.dto';
+import type { ConnectionOutput } from './connection.output';
+import { ConnectionService } from './connection.service';
+
+@ApiTags('connections')
+@Controller('entities/:entity/connections')
+export class ConnectionsController {
+  constructor(private readonly connections: ConnectionService) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequirePermission('connections:write')
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Body() input: ConnectionInputDto,
+  ): Promise<ConnectionOutput> {
+    return this.connections.create(principal, entity, input);
+  }
+
+  /** Ascending by creation time; the next page starts after the last `createdAt` seen. */
+  @Get()
+  @RequirePermission('connections:read')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Query('entity_id') entityId: string | undefined,
+    @Query('entity_type') entityType: string | undefined,
+    @Query('created_at_offset') createdAtOffset: string | undefined,
+    @Query('limit') limit: string | undefined,
+  ): Promise<ConnectionOutput[]> {
+    return this.connections.list(principal, entity, {
+      entityId,
+      entityType: parseEntityTypeParam(entityType),
+      page: parsePageRequest({ created_at_offset: createdAtOffset, limit }),
+    });
+  }
+
+  @Get(':id')
+  @RequirePermission('connections:read')
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('id') id: string,
+    @Query('entity_type') entityType: string | undefined,
+    @Query('include_deleted') includeDeleted: string | undefined,
+  ): Promise<ConnectionOutput> {
+    return this.connections.get(principal, entity, id, {
+      entityType: parseEntityTypeParam(entityType),
+      includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
+    });
+  }
+
+  /** Answers 200 with an empty body, as the spec states. */
+  @Put(':id')
+  @RequirePermission('connections:write')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('id') id: string,
+    @Body() input: ConnectionInputDto,
+  ): Promise<void> {
+    await this.connections.update(principal, entity, id, input);
+  }
+
+  @Delete(':id')
+  @RequirePermission('connections:write')
+  remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('id') id: string,
+    @Query('entity_type') entityType: string | undefined,
+  ): Promise<ConnectionOutput> {
+    return this.connections.remove(principal, entity, id, {
+      entityType: parseEntityTypeParam(entityType),
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { LIMITS } from '../common/limits';
+import { IsReferenceMap } from '../common/validators';
+import type { ExtensionReference } from './extension-reference';
+import { AVAILABILITIES, type Availability } from './extension-version.entity';
+
+export class ExtensionInputDto {
+  @IsString()
+  @Length(1, LIMITS.idLength)
+  id!: string;
+
+  @IsString()
+  @Length(1, LIMITS.versionLength)
+  version!: string;
+
+  @IsIn(AVAILABILITIES)
+  availability!: Availability;
+
+  /** Name of each reference to the reference; absent means none. */
+  @IsOptional()
+  @IsReferenceMap()
+  extensionReferences?: Record<string, ExtensionReference>;
+
+  /** What the extension extends; the spec outputs it without saying where it comes from. */
+  @IsOptional()
+  @IsString()
+  @Length(1, LIMITS.idLength)
+  baseType?: string;
+}

@@ -1,0 +1,111 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
+import type { FastifyReply } from 'fastify';
+import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { entityTag } from '../common/etag';
+import { parsePageRequest } from '../common/page';
+import { parseBooleanParam } from '../common/query-params';
+import { ExtensionInputDto } from './extension-input.dto';
+import type { ExtensionOutput, ExtensionSummaryOutput } from './extension.output';
+import { ExtensionService, type ExtensionResult } from './extension.service';
+
+function withETag(reply: FastifyReply, result: ExtensionResult): ExtensionOutput {
+  void reply.header('ETag', entityTag(result.revision));
+  return result.extension;
+}
+
+@ApiTags('extensions')
+@Controller('entities/:entity/extensions')
+export class ExtensionsController {
+  constructor(private readonly extensions: ExtensionService) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequirePermission('extensions:write')
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Body() input: ExtensionInputDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ExtensionOutput> {
+    return withETag(reply, await this.extensions.create(principal, entity, input));
+  }
+
+  @Get()
+  @RequirePermission('extensions:read')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Query('include_deleted') includeDeleted: string | undefined,
+    @Query('include_private') includePrivate: string | undefined,
+    @Query('complete') complete: string | undefined,
+    @Query('created_at_offset') createdAtOffset: string | undefined,
+    @Query('limit') limit: string | undefined,
+  ): Promise<Array<ExtensionOutput | ExtensionSummaryOutput>> {
+    return this.extensions.list(principal, entity, {
+      includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
+      includePrivate: parseBooleanParam('include_private', includePrivate),
+      complete: parseBooleanParam('complete', complete),
+      page: parsePageRequest({ created_at_offset: createdAtOffset, limit }),
+    });
+  }
+
+  @Get(':id')
+  @RequirePermission('extensions:read')
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('id') id: string,
+    @Query('include_deleted') includeDeleted: string | undefined,
+    @Query('include_private') includePrivate: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ExtensionOutput> {
+    const options = {
+      includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
+      includePrivate: parseBooleanParam('include_private', includePrivate),
+    };
+    return withETag(reply, await this.extensions.get(principal, entity, id, options));
+  }
+
+  @Put(':id')
+  @RequirePermission('extensions:write')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('id') id: string,
+    @Query('include_deleted') includeDeleted: string | undefined,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Body() input: ExtensionInputDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ExtensionOutput> {
+    const options = {
+      includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
+      ifMatch,
+    };
+    return withETag(reply, await this.extensions.update(principal, entity, id, input, options));
+  }
+
+  @Delete(':id')
+  @RequirePermission('extensions:write')
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('entity', EntitySlugPipe) entity: string,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ExtensionOutput> {
+    return withETag(reply, await this.extensions.remove(principal, entity, id));
+  }
+}

@@ -1,0 +1,10 @@
+export { configStoreService } from './config-store.service-definition';
+export { ConfigStoreModule } from './config-store.module';
+export { CONNECTION_ENTITY_TYPES } from './connections/connection-entity-type';
+export type { ConnectionEntityType } from './connections/connection-entity-type';
+export type { ConfigOutput, JsonType } from './configs/config.output';
+export type { ConfigValuesOutput, ResolvedReference } from './configs/config-values.service';
+export type { ConnectionOutput } from './connections/connection.output';
+export type { ExtensionOutput, ExtensionSummaryOutput } from './extensions/extension.output';
+export type { ExtensionReference } from './extensions/extension-reference';
+export { LIMITS as CONFIG_STORE_LIMITS } from './common/limits';
