@@ -1,4 +1,4 @@
-import { EventTypes } from '@comanda/contracts';
+import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { waitFor } from '@comanda/testing';
 import { describeMessageBusBehaviour, orderPlaced } from '../bus/message-bus.contract';
 import { type DeadLetter, InProcessBus } from './in-process-bus';
@@ -90,6 +90,17 @@ describe('InProcessBus', () => {
     });
 
     await expect(bus.publish(orderPlaced())).resolves.toBeUndefined();
+  });
+
+  it('rejects publishing something that is not a CloudEvent', async () => {
+    await bus.subscribe({
+      queue: 'orders.any',
+      eventTypes: [EventTypes.OrderPlaced],
+      handler: async () => undefined,
+    });
+    const broken = { ...orderPlaced(), specversion: '0.3' } as unknown as CloudEvent;
+
+    await expect(bus.publish(broken)).rejects.toThrow('specversion');
   });
 
   it('rejects an unsettled publish when closed, so the outbox keeps the event', async () => {

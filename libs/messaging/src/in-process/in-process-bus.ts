@@ -260,6 +260,10 @@ export class InProcessBus implements MessageBus {
       error instanceof Error ? error.stack : undefined,
     );
     delivery.settle();
-    this.options.onDeadLetter?.(deadLetter);
+    try {
+      this.options.onDeadLetter?.(deadLetter);
+    } catch (callbackError) {
+      this.logger.error(`onDeadLetter callback failed: ${describeError(callbackError)}`);
+    }
   }
 }

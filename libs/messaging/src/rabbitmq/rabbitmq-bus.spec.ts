@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { createTestBroker, type TestBroker, waitFor } from '@comanda/testing';
 import { describeMessageBusBehaviour, orderPlaced } from '../bus/message-bus.contract';
-import type { DeliveredMessage } from '../bus/message-bus';
+import { DEFAULT_RETRY_POLICY, type DeliveredMessage } from '../bus/message-bus';
 import { PublishFailedError } from '../bus/messaging.errors';
 import { AmqpHeaders, CLOUDEVENTS_CONTENT_TYPE } from './amqp-headers';
 import { deadLetterQueueName, retryQueueName } from './queue-names';
@@ -31,7 +31,7 @@ describe('RabbitMqBus', () => {
     return bus;
   };
   /** Full name of a suite queue, remembered with its retry and dead-letter queues for cleanup. */
-  const track = (queue: string, retryDelaysMs: number[] = []) => {
+  const track = (queue: string, retryDelaysMs: number[] = DEFAULT_RETRY_POLICY.delaysMs) => {
     const name = `${broker.queuePrefix}${queue}`;
     admin.track(
       name,
@@ -59,7 +59,7 @@ describe('RabbitMqBus', () => {
 
     describeMessageBusBehaviour('RabbitMqBus', () => ({
       bus,
-      track: (queue, delays) => void track(queue, [...delays, 1_000, 5_000, 30_000]),
+      track: (queue, delays) => void track(queue, [...delays, ...DEFAULT_RETRY_POLICY.delaysMs]),
       takeDeadLetters: async (queue) => {
         const letters = [];
         for (;;) {

@@ -99,8 +99,13 @@ export class RabbitMqSubscription implements SubscriptionHandle {
   }
 
   private track(work: Promise<void>): void {
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
+    const settled = work.catch((error: unknown) =>
+      this.config.logger.error(
+        `${this.config.queue}: unexpected failure while settling a message: ${describeError(error)}`,
+      ),
+    );
+    this.inFlight.add(settled);
+    void settled.finally(() => this.inFlight.delete(settled));
   }
 
   private async handle(state: ConsumerState, message: ConsumeMessage): Promise<void> {
