@@ -37,7 +37,7 @@ export default [
   },
   {
     // The typed config loader and the test harness are the only readers of process.env.
-    files: ['libs/runtime/src/config/**/*.ts', 'libs/testing/src/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
+    files: ['libs/runtime/src/config/**/*.ts', 'apps/cli/src/config/**/*.ts', 'libs/testing/src/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 ];
