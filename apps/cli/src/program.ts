@@ -3,6 +3,7 @@ import { Session } from './auth/session';
 import type { CliContext } from './cli-context';
 import { registerAdminCommands } from './commands/admin.command';
 import { registerLoginCommand } from './commands/login.command';
+import { registerPluginsCommand } from './commands/plugins.command';
 import type { CliEnv } from './config/cli-env';
 import { Output } from './output';
 
@@ -28,5 +29,6 @@ export function buildProgram(
 
   registerLoginCommand(program, context);
   registerAdminCommands(program, context);
+  registerPluginsCommand(program, context);
   return program;
 }

@@ -1,0 +1,4 @@
+import { runServiceMain } from '@comanda/runtime';
+import { pluginRegistryService } from '@comanda/service-plugin-registry';
+
+void runServiceMain(pluginRegistryService);
