@@ -1,1 +1,7 @@
-module.exports = { ...require('../../jest.preset.js'), displayName: 'cli', rootDir: __dirname };
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'cli',
+  rootDir: __dirname,
+  // The end-to-end suite boots a whole platform and spawns the CLI per command.
+  testTimeout: 60000,
+};

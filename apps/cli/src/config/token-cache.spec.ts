@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXPIRY_MARGIN_MS, TokenCache, type CachedToken } from './token-cache';
+
+describe('token cache', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = join(mkdtempSync(join(tmpdir(), 'comanda-cache-')), 'nested');
+  });
+  afterEach(() => rmSync(join(directory, '..'), { recursive: true, force: true }));
+
+  const token = (expiresAt: number): CachedToken => ({
+    url: 'http://localhost:3000',
+    tenant: 'acme',
+    clientId: 'c1',
+    scope: 'configs:read',
+    accessToken: 'token',
+    expiresAt,
+  });
+
+  it('writes token.json readable by its owner only, in a directory it creates', async () => {
+    const cache = new TokenCache(directory);
+    await cache.write(token(Date.now() + 3_600_000));
+    expect(statSync(cache.path).mode & 0o777).toBe(0o600);
+    expect(statSync(directory).mode & 0o777).toBe(0o700);
+  });
+
+  it('tightens the mode of a token file that already existed with a looser one', async () => {
+    const cache = new TokenCache(directory);
+    await cache.write(token(1));
+    writeFileSync(cache.path, '{}', { mode: 0o644 });
+    await cache.write(token(Date.now() + 3_600_000));
+    expect(statSync(cache.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('offers the token until a minute before it expires, then no more', async () => {
+    const cache = new TokenCache(directory);
+    const now = 1_000_000_000_000;
+    await cache.write(token(now + EXPIRY_MARGIN_MS + 1));
+    expect(await cache.usable(now)).toMatchObject({ accessToken: 'token' });
+    expect(await cache.usable(now + 1)).toBeUndefined();
+  });
+
+  it('has nothing when no login happened yet', async () => {
+    expect(await new TokenCache(directory).usable()).toBeUndefined();
+  });
+});
