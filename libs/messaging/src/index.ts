@@ -26,3 +26,22 @@ export type { BusServerOptions, BusServerStatus } from './nest/bus-server';
 export { BusContext } from './nest/bus-context';
 export { BusExceptionFilter } from './nest/bus-exception.filter';
 export { OnEvent } from './nest/on-event.decorator';
+
+// Reliability: outbox (relay), inbox, durable timers, and the module that wires them.
+export { MessagingModule } from './messaging.module';
+export { MessagingLifecycle } from './messaging.lifecycle';
+export { MESSAGING_OPTIONS } from './messaging.options';
+export type { MessagingOptions, RelayTuning, TimerTuning } from './messaging.options';
+export { MESSAGING_MIGRATIONS } from './migrations/messaging.migrations';
+export { CreateMessagingTables1700000000000 } from './migrations/create-messaging-tables.migration';
+export { OutboxWriter } from './outbox/outbox.writer';
+export { OutboxRelay } from './outbox/outbox.relay';
+export type { RelayBatchResult } from './outbox/outbox.relay';
+export { OutboxOutsideTransactionError } from './outbox/outbox.errors';
+export { Inbox } from './inbox/inbox.service';
+export { TimerService } from './timers/timer.service';
+export { TimerPoller } from './timers/timer.poller';
+export { TimerHandlerRegistry } from './timers/timer-handler.registry';
+export { OnTimer } from './timers/on-timer.decorator';
+export { DuplicateTimerHandlerError, TimerOutsideTransactionError } from './timers/timer.errors';
+export type { FiredTimer, TimerHandler, TimerPayload, TimerSchedule } from './timers/timer.types';

@@ -1,0 +1,65 @@
+/** How one service's outbox relay and timer poller behave; `forService` fills the defaults. */
+export interface MessagingOptions {
+  /** The service name: event source `/comanda/<service>`. */
+  service: string;
+  /** The service's Postgres schema, where its outbox, inbox and timers live. */
+  schema: string;
+  /** Fallback poll when no NOTIFY arrives (default 1000 ms). */
+  relayPollMs?: number;
+  /** How often due timers are looked for (default 1000 ms). */
+  timerPollMs?: number;
+  relay?: RelayTuning;
+  timers?: TimerTuning;
+}
+
+export interface RelayTuning {
+  /** How long a claimed row is reserved for one relay; a crashed relay's rows come back after it (default 30 s). */
+  leaseMs?: number;
+  /** Aggregates claimed per batch (default 50). */
+  batchAggregates?: number;
+  /** Events of one aggregate claimed per batch, published in order (default 100). */
+  batchPerAggregate?: number;
+  /** First retry delay after a failed publish, doubled per attempt (default 1 s). */
+  retryBaseMs?: number;
+  /** Longest retry delay (default 60 s). */
+  retryMaxMs?: number;
+  /**
+   * A publish not confirmed within this is counted as failed and retried (default 30 s), so
+   * a stuck broker call cannot hold the relay, or its shutdown, forever. Keep it below the lease.
+   */
+  publishTimeoutMs?: number;
+  /** Published rows are kept this long for inspection (default 7 days). */
+  retentionMs?: number;
+  /** How often old published rows are deleted (default 10 min). */
+  cleanupEveryMs?: number;
+}
+
+export interface TimerTuning {
+  /** How long a claimed timer is reserved for one poller (default 60 s). */
+  leaseMs?: number;
+  /** Due timers claimed per poll (default 20). */
+  batchSize?: number;
+  /** Attempts before a timer is marked dead (default 10). */
+  maxAttempts?: number;
+  /** First retry delay after a failing handler, doubled per attempt (default 1 s). */
+  retryBaseMs?: number;
+  /** Longest retry delay (default 5 min). */
+  retryMaxMs?: number;
+  /** Fired and dead timers are kept this long (default 7 days). */
+  retentionMs?: number;
+}
+
+export const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Schema names end up inside SQL text; only plain identifiers are accepted. */
+export function qualifiedTable(schema: string, table: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}"`);
+  return `"${schema}"."${table}"`;
+}
+
+/** Exponential back-off: `base * 2^(failures-1)`, capped. */
+export function backoffMs(failures: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.min(Math.max(failures - 1, 0), 30));
+}

@@ -1,0 +1,4 @@
+import { CreateMessagingTables1700000000000 } from './create-messaging-tables.migration';
+
+/** Add these to a service's migrations (before its own) to get outbox, inbox and timers. */
+export const MESSAGING_MIGRATIONS = [CreateMessagingTables1700000000000];

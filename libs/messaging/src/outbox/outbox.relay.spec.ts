@@ -1,0 +1,367 @@
+import { EventTypes, type CloudEvent } from '@comanda/contracts';
+import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import type { DataSource } from 'typeorm';
+import type { MessageBus, SubscriptionHandle } from '../bus/message-bus';
+import { InProcessBus } from '../in-process/in-process-bus';
+import { Inbox } from '../inbox/inbox.service';
+import { OutboxOutsideTransactionError } from './outbox.errors';
+import { OutboxRelay } from './outbox.relay';
+import { OutboxWriter } from './outbox.writer';
+import {
+  BUS_KINDS,
+  configUpdated,
+  messagingOptions,
+  ObservedBus,
+  openServiceDatabase,
+  recordEffect,
+  SCHEMA,
+  type BusUnderTest,
+} from './test-support/messaging-test-env';
+
+const OUTBOX = `"${SCHEMA}"."outbox"`;
+const EFFECTS = `"${SCHEMA}"."effects"`;
+
+describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBus) => {
+  let db: TestDatabase;
+  let env: BusUnderTest;
+  let ds: DataSource;
+  const writer = new OutboxWriter(messagingOptions());
+  const cleanups: Array<() => Promise<unknown>> = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase(`outbox-${kind}`);
+    ds = await openServiceDatabase(db.url);
+  });
+  // A bus (exchange) per test: queues of earlier tests must not hold up publishing.
+  beforeEach(async () => {
+    env = await createBus(`outbox-${kind}`);
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await env.close();
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  function startRelay(dataSource: DataSource, bus: MessageBus, leaseMs = 2_000): OutboxRelay {
+    const relay = new OutboxRelay(dataSource, bus, messagingOptions({ relay: { leaseMs } }));
+    relay.start();
+    cleanups.push(() => relay.stop());
+    return relay;
+  }
+
+  async function openReplica(): Promise<DataSource> {
+    const replica = await openServiceDatabase(db.url);
+    cleanups.push(async () => {
+      if (replica.isInitialized) await replica.destroy();
+    });
+    return replica;
+  }
+
+  /** A consumer that records every delivery and makes its effect through the inbox. */
+  async function consume(
+    queue: string,
+    dataSource: DataSource,
+    deliveries: string[],
+  ): Promise<void> {
+    env.track(queue);
+    const inbox = new Inbox(dataSource, messagingOptions());
+    const handle: SubscriptionHandle = await env.connect().subscribe({
+      queue,
+      eventTypes: [EventTypes.ConfigUpdated],
+      handler: async ({ event }) => {
+        deliveries.push(event.id);
+        await inbox.handleOnce(queue, event, (manager) => recordEffect(manager, queue, event));
+      },
+    });
+    cleanups.push(() => handle.cancel());
+  }
+
+  async function effectsOf(
+    consumer: string,
+  ): Promise<Array<{ event_id: string; subject: string; version: number }>> {
+    return ds.query(
+      `SELECT event_id, subject, version FROM ${EFFECTS} WHERE consumer = $1 ORDER BY seq`,
+      [consumer],
+    );
+  }
+
+  async function isPublished(eventId: string): Promise<boolean> {
+    const rows: Array<{ published: boolean }> = await ds.query(
+      `SELECT published_at IS NOT NULL AS published FROM ${OUTBOX} WHERE event_id = $1`,
+      [eventId],
+    );
+    return rows[0]?.published === true;
+  }
+
+  it('delivers the event again when a relay dies between the broker confirm and the mark, and the consumer makes its effect once', async () => {
+    const consumer = 'crash.effects';
+    const deliveries: string[] = [];
+    await consume(consumer, ds, deliveries);
+
+    const doomedDs = await openReplica();
+    const doomedBus = new ObservedBus(env.connect(), async () => {
+      // The process dies right after the broker took the message: no mark is ever written.
+      await doomedDs.destroy();
+    });
+    const doomed = startRelay(doomedDs, doomedBus, 300);
+    const event = await ds.transaction((manager) =>
+      writer.add(manager, configUpdated('crash-1', 1)),
+    );
+
+    await waitFor('the first relay to publish and die', () => !doomedDs.isInitialized);
+    await doomed.stop();
+    expect(await isPublished(event.id)).toBe(false);
+
+    startRelay(ds, env.connect(), 300);
+    await waitFor('the new relay to publish and mark the event', () => isPublished(event.id));
+    await waitFor(
+      'the second delivery',
+      () => deliveries.filter((id) => id === event.id).length === 2,
+    );
+    await waitFor('the effect', async () => (await effectsOf(consumer)).length === 1);
+    expect(await effectsOf(consumer)).toEqual([
+      { event_id: event.id, subject: 'crash-1', version: 1 },
+    ]);
+  });
+
+  it('with two relays and two competing consumers, every event takes effect once and each aggregate is published in order', async () => {
+    const consumer = 'scale.effects';
+    const deliveries: string[] = [];
+    const replicaA = await openReplica();
+    const replicaB = await openReplica();
+    await consume(consumer, replicaA, deliveries);
+    await consume(consumer, replicaB, deliveries);
+    const published: Array<{ relay: string; subject: string; version: number; id: string }> = [];
+    const observe = (relay: string) => (event: CloudEvent) => {
+      published.push({
+        relay,
+        subject: event.subject,
+        version: (event.data as { version: number }).version,
+        id: event.id,
+      });
+    };
+    startRelay(replicaA, new ObservedBus(env.connect(), observe('a')));
+    startRelay(replicaB, new ObservedBus(env.connect(), observe('b')));
+
+    const aggregates = Array.from({ length: 8 }, (_, i) => `scale-${i}`);
+    const versions = Array.from({ length: 40 }, (_, i) => i + 1);
+    for (const version of versions) {
+      await Promise.all(
+        aggregates.map((subject) =>
+          ds.transaction((manager) => writer.add(manager, configUpdated(subject, version))),
+        ),
+      );
+    }
+    const total = aggregates.length * versions.length;
+
+    await waitFor(`${total} effects`, async () => (await effectsOf(consumer)).length >= total, {
+      timeoutMs: 30_000,
+    });
+    const effects = await effectsOf(consumer);
+    expect(effects).toHaveLength(total);
+    expect(new Set(effects.map((effect) => effect.event_id)).size).toBe(total);
+
+    expect(published).toHaveLength(total); // no event published twice: the leases never overlapped
+    for (const subject of aggregates) {
+      expect(published.filter((p) => p.subject === subject).map((p) => p.version)).toEqual(
+        versions,
+      );
+    }
+    expect(new Set(published.map((p) => p.relay))).toEqual(new Set(['a', 'b']));
+  });
+
+  it('publishes nothing for a transaction that rolled back', async () => {
+    const consumer = 'rollback.effects';
+    const deliveries: string[] = [];
+    await consume(consumer, ds, deliveries);
+    startRelay(ds, env.connect());
+
+    let rolledBack: CloudEvent | undefined;
+    await expect(
+      ds.transaction(async (manager) => {
+        rolledBack = await writer.add(manager, configUpdated('rollback-1', 1));
+        throw new Error('the state change failed');
+      }),
+    ).rejects.toThrow('the state change failed');
+    const committed = await ds.transaction((manager) =>
+      writer.add(manager, configUpdated('rollback-1', 2)),
+    );
+
+    await waitFor(
+      'the committed event to take effect',
+      async () => (await effectsOf(consumer)).length === 1,
+    );
+    expect(await effectsOf(consumer)).toEqual([
+      { event_id: committed.id, subject: 'rollback-1', version: 2 },
+    ]);
+    expect(deliveries).not.toContain(rolledBack?.id);
+    expect(await ds.query(`SELECT 1 FROM ${OUTBOX} WHERE event_id = $1`, [rolledBack?.id])).toEqual(
+      [],
+    );
+  });
+
+  it('keeps retrying while the bus rejects and publishes everything, in order, once it accepts again', async () => {
+    const consumer = 'refused.effects';
+    const deliveries: string[] = [];
+    await consume(consumer, ds, deliveries);
+    const published: string[] = [];
+    const bus = new ObservedBus(env.connect(), (event) => {
+      published.push(`${event.subject}#${(event.data as { version: number }).version}`);
+    });
+    bus.refusing = 'broker unavailable';
+    startRelay(ds, bus);
+
+    const written: CloudEvent[] = [];
+    for (const version of [1, 2, 3]) {
+      for (const subject of ['refused-1', 'refused-2']) {
+        written.push(
+          await ds.transaction((manager) => writer.add(manager, configUpdated(subject, version))),
+        );
+      }
+    }
+    const failing = await waitFor('several rejected attempts of the first event', async () => {
+      const [row]: Array<{ attempts: number; last_error: string | null }> = await ds.query(
+        `SELECT attempts, last_error FROM ${OUTBOX} WHERE event_id = $1`,
+        [written[0].id],
+      );
+      return row.attempts >= 3 && row;
+    });
+    expect(failing.last_error).toBe('broker unavailable');
+    expect(await effectsOf(consumer)).toEqual([]);
+
+    bus.refusing = undefined;
+    await waitFor(
+      'every event to take effect',
+      async () => (await effectsOf(consumer)).length === written.length,
+    );
+    expect(new Set((await effectsOf(consumer)).map((e) => e.event_id))).toEqual(
+      new Set(written.map((e) => e.id)),
+    );
+    expect(published.filter((p) => p.startsWith('refused-1#'))).toEqual([
+      'refused-1#1',
+      'refused-1#2',
+      'refused-1#3',
+    ]);
+    expect(published.filter((p) => p.startsWith('refused-2#'))).toEqual([
+      'refused-2#1',
+      'refused-2#2',
+      'refused-2#3',
+    ]);
+  });
+
+  it('drains every pending event on demand, as on shutdown', async () => {
+    const consumer = 'drain.effects';
+    const deliveries: string[] = [];
+    await consume(consumer, ds, deliveries);
+    const relay = new OutboxRelay(ds, env.connect(), messagingOptions());
+    for (const version of [1, 2, 3]) {
+      await ds.transaction((manager) => writer.add(manager, configUpdated('drain-1', version)));
+    }
+
+    expect(await relay.drain()).toBe(3);
+    await waitFor(
+      'the drained events to take effect',
+      async () => (await effectsOf(consumer)).length === 3,
+    );
+    expect((await effectsOf(consumer)).map((e) => e.version).sort()).toEqual([1, 2, 3]);
+  });
+});
+
+describe('outbox writer and relay wake-up', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let bus: InProcessBus;
+  const writer = new OutboxWriter(messagingOptions());
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox-writer');
+    ds = await openServiceDatabase(db.url);
+    bus = new InProcessBus();
+  });
+  afterAll(async () => {
+    await bus.close();
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('refuses to write an event outside a transaction', async () => {
+    await expect(writer.add(ds.manager, configUpdated('outside-1', 1))).rejects.toThrow(
+      OutboxOutsideTransactionError,
+    );
+    const runner = ds.createQueryRunner();
+    try {
+      await expect(writer.add(runner.manager, configUpdated('outside-1', 1))).rejects.toMatchObject(
+        {
+          code: 'messaging.outbox_outside_transaction',
+        },
+      );
+    } finally {
+      await runner.release();
+    }
+    expect(await ds.query(`SELECT 1 FROM ${OUTBOX}`)).toEqual([]);
+  });
+
+  it('writes the CloudEvent with the request id and trace context of the current work', async () => {
+    const { runWithContext } = await import('@comanda/context');
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const event = await runWithContext({ requestId: 'req-42', traceparent }, () =>
+      ds.transaction((manager) => writer.add(manager, configUpdated('headers-1', 1))),
+    );
+    expect(event).toMatchObject({
+      specversion: '1.0',
+      source: '/comanda/svc',
+      type: 'config.updated',
+      tenantid: 'tenant-a',
+      subject: 'headers-1',
+    });
+    const [row] = await ds.query(`SELECT event, headers FROM ${OUTBOX} WHERE event_id = $1`, [
+      event.id,
+    ]);
+    expect(row).toEqual({ event, headers: { requestId: 'req-42', traceparent } });
+  });
+
+  it('publishes on NOTIFY without waiting for the poll, and listens again after its connection drops', async () => {
+    const received: string[] = [];
+    const handle = await bus.subscribe({
+      queue: 'svc.notify',
+      eventTypes: [EventTypes.ConfigUpdated],
+      handler: async ({ event }) => {
+        received.push(event.id);
+      },
+    });
+    const relay = new OutboxRelay(ds, bus, messagingOptions({ relayPollMs: 60_000 }));
+    const listenerPid = async (): Promise<number | undefined> => {
+      const rows: Array<{ pid: number }> = await ds.query(
+        `SELECT pid FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'comanda-outbox-listener-${SCHEMA}'`,
+      );
+      return rows[0]?.pid;
+    };
+    relay.start();
+    try {
+      const firstPid = await waitFor('the relay to listen', listenerPid);
+      const first = await ds.transaction((manager) =>
+        writer.add(manager, configUpdated('notify-1', 1)),
+      );
+      await waitFor('the notified event', () => received.includes(first.id), { timeoutMs: 5_000 });
+
+      await ds.query('SELECT pg_terminate_backend($1)', [firstPid]);
+      await waitFor('a new listener', async () => {
+        const pid = await listenerPid();
+        return pid !== undefined && pid !== firstPid;
+      });
+      const second = await ds.transaction((manager) =>
+        writer.add(manager, configUpdated('notify-1', 2)),
+      );
+      await waitFor('the event notified on the new listener', () => received.includes(second.id), {
+        timeoutMs: 5_000,
+      });
+    } finally {
+      await relay.stop();
+      await handle.cancel();
+    }
+  });
+});

@@ -1,0 +1,49 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
+import { TimerOutsideTransactionError } from './timer.errors';
+import type { TimerPayload, TimerSchedule } from './timer.types';
+
+/** Durable timers of the service, written in the caller's transaction. */
+@Injectable()
+export class TimerService {
+  private readonly table: string;
+
+  constructor(@Inject(MESSAGING_OPTIONS) options: MessagingOptions) {
+    this.table = qualifiedTable(options.schema, 'timers');
+  }
+
+  /**
+   * Sets timer name + key to fire at `fireAt` with `payload`. Scheduling it again replaces
+   * the deadline and payload; a timer that already fired or died is armed again, which lets
+   * a handler schedule its own next round under the same key.
+   */
+  async schedule<P extends TimerPayload>(
+    manager: EntityManager,
+    timer: TimerSchedule<P>,
+  ): Promise<void> {
+    if (!manager.queryRunner?.isTransactionActive)
+      throw new TimerOutsideTransactionError(timer.name);
+    await manager.query(
+      `INSERT INTO ${this.table} (name, key, fire_at, next_attempt_at, payload)
+       VALUES ($1, $2, $3, $3, $4)
+       ON CONFLICT (name, key) DO UPDATE SET
+         fire_at = EXCLUDED.fire_at, next_attempt_at = EXCLUDED.fire_at,
+         payload = EXCLUDED.payload, attempts = 0, last_error = NULL,
+         locked_until = NULL, locked_by = NULL, fired_at = NULL, dead_at = NULL,
+         updated_at = now()`,
+      [timer.name, timer.key, timer.fireAt, JSON.stringify(timer.payload)],
+    );
+  }
+
+  /** Cancels the timer if it has not fired yet; true when there was one to cancel. */
+  async cancel(manager: EntityManager, name: string, key: string): Promise<boolean> {
+    if (!manager.queryRunner?.isTransactionActive) throw new TimerOutsideTransactionError(name);
+    // A handler running right now holds the row lock: cancel waits, then finds it fired.
+    const deleted: [unknown[], number] = await manager.query(
+      `DELETE FROM ${this.table} WHERE name = $1 AND key = $2 AND fired_at IS NULL AND dead_at IS NULL`,
+      [name, key],
+    );
+    return deleted[1] > 0;
+  }
+}
