@@ -5,9 +5,12 @@ export const PLUGIN_REGISTRY_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 /** Settings of the plugin registry, read once at boot from the runtime's environment snapshot. */
 export class PluginRegistryConfig {
-  /** Largest plugin code accepted, in bytes of UTF-8; larger uploads answer 413. */
+  /**
+   * Largest plugin code accepted, in bytes of UTF-8; larger uploads answer 413. The explicit
+   * type is what lets the config loader turn the environment's string into a number.
+   */
   @IsInt()
   @Min(1)
   @Max(PLUGIN_REGISTRY_BODY_LIMIT_BYTES)
-  PLUGIN_CODE_MAX_BYTES = 1024 * 1024;
+  PLUGIN_CODE_MAX_BYTES: number = 1024 * 1024;
 }
