@@ -1,0 +1,4 @@
+import { runServiceMain } from '@comanda/runtime';
+import { authService } from '@comanda/service-auth';
+
+void runServiceMain(authService);

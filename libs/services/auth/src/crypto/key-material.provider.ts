@@ -1,0 +1,19 @@
+import { Logger, type Provider } from '@nestjs/common';
+import { AUTH_CONFIG, type AuthConfig } from '../auth.config';
+import { keyMaterialFrom } from './key-material';
+import { SecretHasher } from './secret-hasher';
+
+export const KEY_MATERIAL = Symbol('AUTH_KEY_MATERIAL');
+
+export const keyMaterialProviders: Provider[] = [
+  {
+    provide: KEY_MATERIAL,
+    inject: [AUTH_CONFIG],
+    useFactory: (config: AuthConfig) => keyMaterialFrom(config, new Logger('auth')),
+  },
+  {
+    provide: SecretHasher,
+    inject: [KEY_MATERIAL],
+    useFactory: ({ secretPepper }: { secretPepper: Buffer }) => new SecretHasher(secretPepper),
+  },
+];

@@ -1,0 +1,25 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 256 random bits, base64url (43 characters). */
+export function generateSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Client secrets are 256-bit random values, so a keyed SHA-256 is as safe as a slow KDF
+ * against guessing and keeps the token endpoint cheap (no CPU-bound denial of service).
+ * The pepper keeps a stolen table useless without the service's key.
+ */
+export class SecretHasher {
+  constructor(private readonly pepper: Buffer) {}
+
+  hash(secret: string): string {
+    return createHmac('sha256', this.pepper).update(secret, 'utf8').digest('hex');
+  }
+
+  matches(secret: string, storedHash: string): boolean {
+    const actual = Buffer.from(this.hash(secret), 'hex');
+    const expected = Buffer.from(storedHash, 'hex');
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  }
+}

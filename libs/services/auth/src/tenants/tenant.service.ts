@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import {
+  IssuerHostTakenError,
+  TenantAlreadyExistsError,
+  TenantNotFoundError,
+} from '../auth.errors';
+import { Tenant } from './tenant.entity';
+
+export interface NewTenant {
+  id: string;
+  name: string;
+  issuerHost?: string;
+}
+
+@Injectable()
+export class TenantService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async create(input: NewTenant): Promise<Tenant> {
+    return this.dataSource.transaction(async (manager) => {
+      const repository = manager.getRepository(Tenant);
+      if (await repository.existsBy({ id: input.id })) throw new TenantAlreadyExistsError(input.id);
+      const issuerHost = input.issuerHost ? normalizeHost(input.issuerHost) : null;
+      if (issuerHost && (await repository.existsBy({ issuerHost })))
+        throw new IssuerHostTakenError(issuerHost);
+      return repository.save(repository.create({ id: input.id, name: input.name, issuerHost }));
+    });
+  }
+
+  /** Creates the tenant when missing; used by the platform bootstrap. */
+  async ensure(manager: EntityManager, id: string, name: string): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(Tenant)
+      .values({ id, name, issuerHost: null })
+      .orIgnore()
+      .execute();
+  }
+
+  list(): Promise<Tenant[]> {
+    return this.dataSource.getRepository(Tenant).find({ order: { id: 'ASC' } });
+  }
+
+  async get(id: string): Promise<Tenant> {
+    const tenant = await this.dataSource.getRepository(Tenant).findOneBy({ id });
+    if (!tenant) throw new TenantNotFoundError(id);
+    return tenant;
+  }
+
+  /** The tenant whose own issuer host this is (from `X-Forwarded-Host` or `Host`). */
+  async byIssuerHost(host: string): Promise<Tenant> {
+    const issuerHost = normalizeHost(host);
+    const tenant = await this.dataSource.getRepository(Tenant).findOneBy({ issuerHost });
+    if (!tenant) throw new TenantNotFoundError(issuerHost);
+    return tenant;
+  }
+
+  async missing(ids: readonly string[]): Promise<string[]> {
+    const found = await this.dataSource.getRepository(Tenant).findBy(ids.map((id) => ({ id })));
+    const known = new Set(found.map((tenant) => tenant.id));
+    return ids.filter((id) => !known.has(id));
+  }
+}
+
+/** Lower case, without port: `Auth.Example.com:443` is `auth.example.com`. */
+export function normalizeHost(host: string): string {
+  return host.trim().toLowerCase().replace(/:\d+$/, '');
+}

@@ -1,0 +1,119 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JSONWebKeySet } from 'jose';
+import { Public } from '@comanda/security';
+import { TenantService } from '../tenants/tenant.service';
+import { SigningKeyService } from '../keys/signing-key.service';
+import { DiscoveryService } from './discovery.service';
+import { OAuthErrorFilter } from './oauth-error.filter';
+import { parseTokenRequest } from './token-request';
+import { TokenService, type TokenResponse } from './token.service';
+
+/**
+ * The OAuth endpoints, under `/auth/{tenant}` and, for a tenant with its own issuer host,
+ * at the root of that host (the gateway forwards them with `X-Forwarded-Host`).
+ */
+@Controller()
+@Public()
+@UseFilters(OAuthErrorFilter)
+@ApiExcludeController()
+export class TokenController {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly tenants: TenantService,
+    private readonly keys: SigningKeyService,
+    private readonly discovery: DiscoveryService,
+  ) {}
+
+  @Post('auth/:tenantId/connect/token')
+  @HttpCode(200)
+  async token(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenResponse> {
+    const tenant = await this.tenants.get(tenantId);
+    return this.answerToken(tenant.id, body, request, reply);
+  }
+
+  @Post('connect/token')
+  @HttpCode(200)
+  async tokenOnIssuerHost(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenResponse> {
+    const tenant = await this.tenants.byIssuerHost(hostOf(request));
+    return this.answerToken(tenant.id, body, request, reply);
+  }
+
+  @Get('auth/:tenantId/.well-known/openid-configuration')
+  async configuration(@Param('tenantId') tenantId: string) {
+    return this.discovery.document((await this.tenants.get(tenantId)).id);
+  }
+
+  @Get('.well-known/openid-configuration')
+  async configurationOnIssuerHost(@Req() request: FastifyRequest) {
+    return this.discovery.document((await this.tenants.byIssuerHost(hostOf(request))).id);
+  }
+
+  @Get('auth/:tenantId/.well-known/jwks.json')
+  async jwks(
+    @Param('tenantId') tenantId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JSONWebKeySet> {
+    await this.tenants.get(tenantId);
+    return this.publicKeys(reply);
+  }
+
+  @Get('.well-known/jwks.json')
+  async jwksOnIssuerHost(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<JSONWebKeySet> {
+    await this.tenants.byIssuerHost(hostOf(request));
+    return this.publicKeys(reply);
+  }
+
+  private async answerToken(
+    tenantId: string,
+    body: unknown,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<TokenResponse> {
+    void reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
+    const tokenRequest = parseTokenRequest(
+      body,
+      request.headers['content-type'],
+      request.headers.authorization,
+    );
+    return this.tokens.issue(tenantId, tokenRequest, sourceIp(request));
+  }
+
+  private async publicKeys(reply: FastifyReply): Promise<JSONWebKeySet> {
+    // Short: a key published as `next` must reach verifiers before it signs.
+    void reply.header('cache-control', 'public, max-age=60');
+    return this.keys.jwks();
+  }
+}
+
+function hostOf(request: FastifyRequest): string {
+  const forwarded = request.headers['x-forwarded-host'];
+  const host =
+    (typeof forwarded === 'string' ? forwarded.split(',')[0] : undefined) ??
+    request.headers.host ??
+    '';
+  return host.trim();
+}
+
+/**
+ * The caller's address as the gateway saw it: the gateway appends it to X-Forwarded-For, so
+ * the last entry is the one a client cannot forge through the gateway.
+ */
+function sourceIp(request: FastifyRequest): string {
+  const forwarded = request.headers['x-forwarded-for'];
+  const last = typeof forwarded === 'string' ? forwarded.split(',').pop()?.trim() : undefined;
+  return last || request.ip;
+}
