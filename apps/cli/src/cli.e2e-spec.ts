@@ -1,0 +1,199 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startPlatform, type RunningPlatform } from '@comanda/platform';
+import { createTestDatabase, type TestDatabase } from '@comanda/testing';
+import { authService } from '@comanda/service-auth';
+import { gatewayService } from '@comanda/service-gateway';
+
+const ROOT = resolve(__dirname, '../../..');
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real `comanda` entry, as `npm run comanda -- ...` runs it. */
+function comanda(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolveRun) => {
+    execFile(
+      process.execPath,
+      ['-r', '@swc-node/register', 'apps/cli/src/main.ts', ...args],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
+        timeout: 30_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolveRun({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('comanda CLI against a running platform', () => {
+  const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
+  const configDir = mkdtempSync(join(tmpdir(), 'comanda-cli-'));
+  let database: TestDatabase;
+  let platform: RunningPlatform;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('e2e_cli');
+    platform = await startPlatform({
+      port: 0,
+      // What the CLI talks to: the gateway in front of the auth service, as in every deployment.
+      services: [authService, gatewayService],
+      env: Object.freeze({
+        DATABASE_URL: database.url,
+        COMANDA_ENVIRONMENT: 'test',
+        COMANDA_ADMIN_CLIENT_ID: admin.clientId,
+        COMANDA_ADMIN_CLIENT_SECRET: admin.clientSecret,
+        LOG_LEVEL: 'warn',
+      }),
+    });
+    env = {
+      COMANDA_CONFIG_DIR: configDir,
+      COMANDA_URL: platform.baseUrl,
+      COMANDA_TENANT: 'platform',
+      COMANDA_CLIENT_ID: admin.clientId,
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await platform?.close();
+    await database?.drop();
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  it('login caches the token (owner-only file) and never prints the secret', async () => {
+    const run = await comanda(['login', '--scope', 'platform:admin'], {
+      ...env,
+      COMANDA_CLIENT_SECRET: admin.clientSecret,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Logged in');
+    expect(run.stdout + run.stderr).not.toContain(admin.clientSecret);
+
+    const path = join(configDir, 'token.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const cached = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    expect(cached).toMatchObject({
+      clientId: admin.clientId,
+      tenant: 'platform',
+      scope: 'platform:admin',
+    });
+    expect(typeof cached['accessToken']).toBe('string');
+    expect(cached['expiresAt'] as number).toBeGreaterThan(Date.now() + 60_000);
+    expect(JSON.stringify(cached)).not.toContain(admin.clientSecret);
+  });
+
+  it('admin tenants create and list use the cached token (no secret in the environment)', async () => {
+    const tenantId = `cli-${randomBytes(3).toString('hex')}`;
+    const created = await comanda(
+      ['admin', 'tenants', 'create', '--id', tenantId, '--name', 'CLI Tenant'],
+      env,
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(`Created tenant ${tenantId}`);
+
+    const listed = await comanda(['admin', 'tenants', 'list'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${tenantId}\\s+CLI Tenant`, 'm'));
+
+    const json = await comanda(['--json', 'admin', 'tenants', 'list'], env);
+    expect(JSON.parse(json.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: tenantId })]),
+    );
+  });
+
+  it('fails with exit code 1 and the problem title and detail when the API refuses', async () => {
+    const tenantId = `dup-${randomBytes(3).toString('hex')}`;
+    expect(
+      (await comanda(['admin', 'tenants', 'create', '--id', tenantId, '--name', 'A'], env)).code,
+    ).toBe(0);
+    const again = await comanda(
+      ['admin', 'tenants', 'create', '--id', tenantId, '--name', 'A'],
+      env,
+    );
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toMatch(/^error: .+\(HTTP 409\)/);
+    expect(again.stderr).toMatch(/request id /);
+  });
+
+  it('creates a client, grants, rotates its secret and revokes it', async () => {
+    const tenantId = `cli-c-${randomBytes(3).toString('hex')}`;
+    await comanda(['admin', 'tenants', 'create', '--id', tenantId, '--name', 'Clients'], env);
+    const created = await comanda(
+      [
+        '--json',
+        'admin',
+        'clients',
+        'create',
+        '--name',
+        'pos integration',
+        '--tenant-ids',
+        tenantId,
+        '--environment',
+        'test',
+        '--permissions',
+        'configs:read',
+        '--primary-contact',
+        'ops@example.com',
+        '--secondary-contact',
+        '+41 44 000 00 00',
+        '--use-case',
+        'POS sync',
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const { clientId, clientSecret } = JSON.parse(created.stdout) as {
+      clientId: string;
+      clientSecret: string;
+    };
+    expect(clientSecret.length).toBeGreaterThan(30);
+
+    expect(
+      (
+        await comanda(
+          ['admin', 'clients', 'grant', clientId, '--permissions', 'configs:write'],
+          env,
+        )
+      ).code,
+    ).toBe(0);
+    const rotated = await comanda(
+      ['--json', 'admin', 'clients', 'rotate-secret', clientId, '--grace-period-seconds', '0'],
+      env,
+    );
+    expect(rotated.code).toBe(0);
+    expect((JSON.parse(rotated.stdout) as { clientSecret: string }).clientSecret).not.toBe(
+      clientSecret,
+    );
+    const revoked = await comanda(['admin', 'clients', 'revoke', clientId], env);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked client ${clientId}`);
+  });
+
+  it('says how to log in when there is no usable token and no secret to renew it', async () => {
+    const emptyDir = mkdtempSync(join(tmpdir(), 'comanda-cli-empty-'));
+    try {
+      const run = await comanda(['admin', 'tenants', 'list'], {
+        ...env,
+        COMANDA_CONFIG_DIR: emptyDir,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('Not logged in');
+    } finally {
+      rmSync(emptyDir, { recursive: true, force: true });
+    }
+  });
+});

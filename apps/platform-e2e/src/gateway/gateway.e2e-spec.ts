@@ -1,0 +1,117 @@
+import { adminToken, requestToken } from '../support/clients';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+
+/** The gateway as an integrator meets it: the real platform, the real auth service, real HTTP. */
+describe('gateway: the public port of the platform', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform('e2e_gateway');
+  }, 120_000);
+  afterAll(() => platform?.close());
+
+  const get = (path: string, headers: Record<string, string>) =>
+    fetch(`${platform.baseUrl}${path}`, { headers });
+
+  it('issues a token at the tenant token endpoint without X-Api-Version, which then reads a protected endpoint', async () => {
+    const tokenResponse = await requestToken(
+      platform.baseUrl,
+      'platform',
+      platform.admin,
+      'platform:admin',
+    );
+    expect(tokenResponse.status).toBe(200);
+    expect(tokenResponse.headers.get('cache-control')).toContain('no-store');
+    const token = (await tokenResponse.json()) as { access_token: string; token_type: string };
+    expect(token.token_type).toBe('Bearer');
+
+    const tenants = await get('/admin/tenants', {
+      authorization: `Bearer ${token.access_token}`,
+      'x-api-version': '0',
+    });
+    expect(tenants.status).toBe(200);
+    expect(tenants.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('answers 400 problem without X-Api-Version, before the service sees the request', async () => {
+    const response = await get('/admin/tenants', {
+      authorization: `Bearer ${await adminToken(platform)}`,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 400, code: 'api_version.missing' });
+  });
+
+  it('answers 400 problem for X-Api-Version: 1', async () => {
+    const response = await get('/admin/tenants', {
+      authorization: `Bearer ${await adminToken(platform)}`,
+      'x-api-version': '1',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'api_version.unsupported' });
+  });
+
+  it('answers 401 with WWW-Authenticate Bearer and no error code without a token (from the service)', async () => {
+    const response = await get('/admin/tenants', { 'x-api-version': '0' });
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer realm=/);
+    expect(challenge).not.toContain('error=');
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+  });
+
+  it('answers 401 auth.invalid_scheme for the Basic scheme on an API path', async () => {
+    const basic = Buffer.from(`${platform.admin.clientId}:${platform.admin.clientSecret}`).toString(
+      'base64',
+    );
+    const response = await get('/admin/tenants', {
+      authorization: `Basic ${basic}`,
+      'x-api-version': '0',
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="comanda"');
+    expect(await response.json()).toMatchObject({ status: 401, code: 'auth.invalid_scheme' });
+  });
+
+  it('accepts Basic client authentication at the token endpoint', async () => {
+    const basic = Buffer.from(
+      `${encodeURIComponent(platform.admin.clientId)}:${encodeURIComponent(platform.admin.clientSecret)}`,
+    ).toString('base64');
+    const response = await fetch(`${platform.baseUrl}/auth/platform/connect/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${basic}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials&scope=platform%3Aadmin',
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('serves the OpenID discovery document without X-Api-Version', async () => {
+    const response = await get('/auth/platform/.well-known/openid-configuration', {});
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      token_endpoint: expect.stringContaining('/auth/platform/connect/token'),
+    });
+  });
+
+  it('lists the auth paths in the merged OpenAPI description at /docs', async () => {
+    const page = await get('/docs', {});
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+
+    const response = await get('/docs/openapi.json', {});
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { paths: Record<string, unknown> };
+    const paths = Object.keys(document.paths);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/admin/tenants',
+        '/admin/clients',
+        '/admin/clients/{clientId}/secret',
+      ]),
+    );
+    expect(paths.some((path) => path.startsWith('/health'))).toBe(false);
+  });
+});
