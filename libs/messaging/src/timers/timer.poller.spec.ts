@@ -1,0 +1,282 @@
+import { Global, Inject, Injectable, Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import { DataSource, type EntityManager } from 'typeorm';
+import { MESSAGE_BUS } from '../bus/message-bus';
+import { InProcessBus } from '../in-process/in-process-bus';
+import { MessagingModule } from '../messaging.module';
+import type { TimerTuning } from '../messaging.options';
+import { OutboxWriter } from '../outbox/outbox.writer';
+import {
+  configUpdated,
+  messagingOptions,
+  openServiceDatabase,
+  SCHEMA,
+} from '../outbox/test-support/messaging-test-env';
+import { OnTimer } from './on-timer.decorator';
+import { TimerOutsideTransactionError } from './timer.errors';
+import { TimerService } from './timer.service';
+import type { FiredTimer, TimerPayload } from './timer.types';
+
+type Behaviour = (
+  payload: TimerPayload,
+  manager: EntityManager,
+  timer: FiredTimer,
+) => Promise<void>;
+const BEHAVIOUR = Symbol('BEHAVIOUR');
+const TIMERS = `"${SCHEMA}"."timers"`;
+const EFFECTS = `"${SCHEMA}"."effects"`;
+
+/** What a service's timer handler looks like: a provider method marked with @OnTimer. */
+@Injectable()
+class PlacementTimeouts {
+  constructor(@Inject(BEHAVIOUR) private readonly behaviour: Behaviour) {}
+
+  @OnTimer('placement-timeout')
+  onTimeout(payload: TimerPayload, manager: EntityManager, timer: FiredTimer): Promise<void> {
+    return this.behaviour(payload, manager, timer);
+  }
+}
+
+/** Records the effect (key, attempt) and announces it through the outbox, in the timer's transaction. */
+function recordAndAnnounce(outbox: OutboxWriter): Behaviour {
+  return async (_payload, manager, timer) => {
+    await manager.query(
+      `INSERT INTO ${EFFECTS} (consumer, event_id, subject, version) VALUES ('timer', $1, $2, $3)`,
+      [timer.key, timer.name, timer.attempt],
+    );
+    await outbox.add(manager, configUpdated(timer.key, timer.attempt));
+  };
+}
+
+describe('durable timers', () => {
+  let db: TestDatabase;
+  let bus: InProcessBus;
+  let observer: DataSource;
+  const replicas: Array<{ app: INestApplicationContext; dataSource: DataSource }> = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('timers');
+    bus = new InProcessBus();
+    observer = await openServiceDatabase(db.url);
+  });
+  afterEach(async () => {
+    for (const replica of replicas.splice(0)) await stop(replica);
+    await observer.query(`DELETE FROM ${TIMERS}`);
+    await observer.query(`DELETE FROM ${EFFECTS}`);
+  });
+  afterAll(async () => {
+    await bus.close();
+    await observer.destroy();
+    await db.drop();
+  });
+
+  /** One running replica of a service: its own data source, the module as the runtime wires it. */
+  async function startReplica(
+    behaviour: (outbox: OutboxWriter) => Behaviour = recordAndAnnounce,
+    timers: TimerTuning = {},
+  ): Promise<{ app: INestApplicationContext; dataSource: DataSource }> {
+    const dataSource = await openServiceDatabase(db.url);
+    const options = messagingOptions({ timers });
+    @Global()
+    @Module({
+      providers: [
+        { provide: DataSource, useValue: dataSource },
+        { provide: MESSAGE_BUS, useValue: bus },
+      ],
+      exports: [DataSource, MESSAGE_BUS],
+    })
+    class CoreModule {}
+    @Module({
+      providers: [
+        { provide: BEHAVIOUR, useFactory: behaviour, inject: [OutboxWriter] },
+        PlacementTimeouts,
+      ],
+    })
+    class FeatureModule {}
+    @Module({
+      imports: [
+        CoreModule,
+        MessagingModule.forService({ ...options, timers: { ...options.timers, ...timers } }),
+        FeatureModule,
+      ],
+    })
+    class RootModule {}
+
+    const app = await NestFactory.createApplicationContext(RootModule, {
+      logger: ['error', 'warn'],
+    });
+    await app.init();
+    const replica = { app, dataSource };
+    replicas.push(replica);
+    return replica;
+  }
+
+  async function stop(replica: {
+    app: INestApplicationContext;
+    dataSource: DataSource;
+  }): Promise<void> {
+    const index = replicas.indexOf(replica);
+    if (index >= 0) replicas.splice(index, 1);
+    await replica.app.close();
+    if (replica.dataSource.isInitialized) await replica.dataSource.destroy();
+  }
+
+  async function schedule(
+    replica: { app: INestApplicationContext; dataSource: DataSource },
+    key: string,
+    fireAt: Date,
+  ): Promise<void> {
+    const timers = replica.app.get(TimerService);
+    await replica.dataSource.transaction((manager) =>
+      timers.schedule(manager, {
+        name: 'placement-timeout',
+        key,
+        fireAt,
+        payload: { orderId: key },
+      }),
+    );
+  }
+
+  async function effects(): Promise<Array<{ key: string; attempt: number }>> {
+    return observer.query(
+      `SELECT event_id AS key, version AS attempt FROM ${EFFECTS} ORDER BY seq`,
+    );
+  }
+
+  async function timerRow(key: string) {
+    const [row] = await observer.query(
+      `SELECT fire_at, fired_at, dead_at, attempts, last_error FROM ${TIMERS} WHERE name = 'placement-timeout' AND key = $1`,
+      [key],
+    );
+    return row as
+      | {
+          fire_at: Date;
+          fired_at: Date | null;
+          dead_at: Date | null;
+          attempts: number;
+          last_error: string | null;
+        }
+      | undefined;
+  }
+
+  it('fires a timer whose deadline passed while the service was down once at the next start, late but not lost', async () => {
+    const first = await startReplica();
+    const fireAt = new Date(Date.now() + 500);
+    await schedule(first, 'order-1', fireAt);
+    await stop(first);
+
+    await waitFor(
+      'the deadline to pass while no replica runs',
+      () => Date.now() > fireAt.getTime() + 200,
+    );
+    expect((await timerRow('order-1'))?.fired_at).toBeNull();
+
+    const second = await startReplica();
+    await waitFor('the late timer to fire', async () => (await effects()).length > 0);
+    await stop(second);
+
+    expect(await effects()).toEqual([{ key: 'order-1', attempt: 1 }]);
+    const row = await timerRow('order-1');
+    expect(row?.fired_at?.getTime()).toBeGreaterThan(fireAt.getTime() + 200);
+    // The event its handler wrote went out with the timer's own request id.
+    const [announced] = await observer.query(
+      `SELECT headers, published_at FROM "${SCHEMA}"."outbox" WHERE subject = 'order-1'`,
+    );
+    expect(announced.headers).toEqual({ requestId: expect.any(String) });
+    expect(announced.published_at).not.toBeNull();
+  });
+
+  it('fires each timer once when two replicas poll at the same time', async () => {
+    const a = await startReplica();
+    await startReplica();
+    const fireAt = new Date(Date.now() + 300);
+    const keys = Array.from({ length: 40 }, (_, i) => `order-${i}`);
+    await a.dataSource.transaction(async (manager) => {
+      const timers = a.app.get(TimerService);
+      for (const key of keys) {
+        await timers.schedule(manager, {
+          name: 'placement-timeout',
+          key,
+          fireAt,
+          payload: { orderId: key },
+        });
+      }
+    });
+
+    await waitFor('every timer to fire', async () => (await effects()).length >= keys.length);
+    for (const replica of [...replicas]) await stop(replica);
+
+    const fired = await effects();
+    expect(fired).toHaveLength(keys.length);
+    expect(new Set(fired.map((effect) => effect.key))).toEqual(new Set(keys));
+  });
+
+  it('retries a throwing handler with back-off and keeps none of the failed attempts’ writes', async () => {
+    const replica = await startReplica((outbox) => async (payload, manager, timer) => {
+      await recordAndAnnounce(outbox)(payload, manager, timer);
+      if (timer.attempt < 3) throw new Error(`POS unreachable (attempt ${timer.attempt})`);
+    });
+    await schedule(replica, 'order-flaky', new Date());
+
+    await waitFor('the third attempt to succeed', async () =>
+      Boolean((await timerRow('order-flaky'))?.fired_at),
+    );
+    expect(await effects()).toEqual([{ key: 'order-flaky', attempt: 3 }]);
+    expect(await timerRow('order-flaky')).toMatchObject({
+      attempts: 3,
+      last_error: null,
+      dead_at: null,
+    });
+    const announced = await observer.query(
+      `SELECT 1 FROM "${SCHEMA}"."outbox" WHERE subject = 'order-flaky'`,
+    );
+    expect(announced).toHaveLength(1);
+  });
+
+  it('marks a timer dead with its last error once its attempts are used up', async () => {
+    const replica = await startReplica(
+      () => async () => {
+        throw new Error('POS unreachable');
+      },
+      { maxAttempts: 3 },
+    );
+    await schedule(replica, 'order-dead', new Date());
+
+    const row = await waitFor('the timer to die', async () => {
+      const current = await timerRow('order-dead');
+      return current?.dead_at ? current : undefined;
+    });
+    expect(row).toMatchObject({ attempts: 3, last_error: 'POS unreachable', fired_at: null });
+    expect(await effects()).toEqual([]);
+  });
+
+  it('moves the deadline when a timer is scheduled again, and cancels an unfired timer', async () => {
+    const replica = await startReplica();
+    await schedule(replica, 'order-moved', new Date(Date.now() + 3_600_000));
+    await schedule(replica, 'order-cancelled', new Date(Date.now() + 3_600_000));
+    await schedule(replica, 'order-moved', new Date(Date.now() + 100));
+
+    const timers = replica.app.get(TimerService);
+    const cancelled = await replica.dataSource.transaction((manager) =>
+      timers.cancel(manager, 'placement-timeout', 'order-cancelled'),
+    );
+    expect(cancelled).toBe(true);
+    expect(await timerRow('order-cancelled')).toBeUndefined();
+
+    await waitFor('the moved timer to fire', async () => (await effects()).length > 0);
+    expect(await effects()).toEqual([{ key: 'order-moved', attempt: 1 }]);
+  });
+
+  it('refuses to schedule or cancel outside a transaction', async () => {
+    const replica = await startReplica();
+    const timers = replica.app.get(TimerService);
+    const timer = { name: 'placement-timeout', key: 'order-x', fireAt: new Date(), payload: {} };
+    await expect(timers.schedule(replica.dataSource.manager, timer)).rejects.toThrow(
+      TimerOutsideTransactionError,
+    );
+    await expect(
+      timers.cancel(replica.dataSource.manager, 'placement-timeout', 'order-x'),
+    ).rejects.toThrow(TimerOutsideTransactionError);
+  });
+});
