@@ -24,8 +24,10 @@ export interface RelayTuning {
   /** Longest retry delay (default 60 s). */
   retryMaxMs?: number;
   /**
-   * A publish not confirmed within this is counted as failed and retried (default 30 s), so
-   * a stuck broker call cannot hold the relay, or its shutdown, forever. Keep it below the lease.
+   * When set, a publish not settled within this is counted as failed and retried. Off by
+   * default: the bus bounds its own publish (RabbitMqBus waits for the confirm up to its
+   * `publishTimeoutMs`), and the in-process bus legitimately resolves only once every
+   * queue settled the message, retries included.
    */
   publishTimeoutMs?: number;
   /** Published rows are kept this long for inspection (default 7 days). */

@@ -106,7 +106,7 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
       // The process dies right after the broker took the message: no mark is ever written.
       await doomedDs.destroy();
     });
-    const doomed = startRelay(doomedDs, doomedBus, 300);
+    const doomed = startRelay(doomedDs, doomedBus, 1_000);
     const event = await ds.transaction((manager) =>
       writer.add(manager, configUpdated('crash-1', 1)),
     );
@@ -115,7 +115,7 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
     await doomed.stop();
     expect(await isPublished(event.id)).toBe(false);
 
-    startRelay(ds, env.connect(), 300);
+    startRelay(ds, env.connect(), 1_000);
     await waitFor('the new relay to publish and mark the event', () => isPublished(event.id));
     await waitFor(
       'the second delivery',

@@ -49,7 +49,7 @@ export class OutboxRelay {
   private readonly batchPerAggregate: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
-  private readonly publishTimeoutMs: number;
+  private readonly publishTimeoutMs: number | undefined;
   private readonly retentionMs: number;
   private readonly cleanupEveryMs: number;
   private readonly sleeper = new WakeableSleep();
@@ -74,7 +74,7 @@ export class OutboxRelay {
     this.batchPerAggregate = relay.batchPerAggregate ?? 100;
     this.retryBaseMs = relay.retryBaseMs ?? 1_000;
     this.retryMaxMs = relay.retryMaxMs ?? 60_000;
-    this.publishTimeoutMs = relay.publishTimeoutMs ?? Math.min(30_000, this.leaseMs);
+    this.publishTimeoutMs = relay.publishTimeoutMs;
     this.retentionMs = relay.retentionMs ?? 7 * 24 * 3_600_000;
     this.cleanupEveryMs = relay.cleanupEveryMs ?? 600_000;
   }
@@ -111,6 +111,7 @@ export class OutboxRelay {
 
   /** Claims one batch and publishes it; exposed for drain and tests. */
   async publishBatch(): Promise<RelayBatchResult> {
+    const claimedAt = Date.now();
     const rows = await this.claim();
     if (rows.length === 0) return { claimed: 0, published: 0 };
     const aggregates = new Map<string, ClaimedRow[]>();
@@ -122,7 +123,10 @@ export class OutboxRelay {
     }
     const outcomes = await Promise.allSettled(
       [...aggregates.values()].map((list) =>
-        this.publishAggregate(list.sort((a, b) => comparePositions(a.position, b.position))),
+        this.publishAggregate(
+          list.sort((a, b) => comparePositions(a.position, b.position)),
+          claimedAt + this.leaseMs / 2,
+        ),
       ),
     );
     let published = 0;
@@ -187,10 +191,18 @@ export class OutboxRelay {
     return rows;
   }
 
-  /** Publishes one aggregate's claimed rows in order; stops at the first failure. */
-  private async publishAggregate(rows: ClaimedRow[]): Promise<number> {
+  /**
+   * Publishes one aggregate's claimed rows in order; stops at the first failure, and hands
+   * the rest back once half the lease is used so no other relay can take the aggregate over
+   * while this one is still publishing it.
+   */
+  private async publishAggregate(rows: ClaimedRow[], handBackAt: number): Promise<number> {
     let published = 0;
     for (const [index, row] of rows.entries()) {
+      if (Date.now() > handBackAt) {
+        await this.release(rows.slice(index));
+        return published;
+      }
       try {
         await this.publish(row);
       } catch (error) {
@@ -209,11 +221,13 @@ export class OutboxRelay {
   }
 
   private async publish(row: ClaimedRow): Promise<void> {
+    const timeoutMs = this.publishTimeoutMs;
+    if (timeoutMs === undefined) return this.bus.publish(row.event, row.headers);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`no confirm within ${this.publishTimeoutMs} ms`)),
-        this.publishTimeoutMs,
+        () => reject(new Error(`not confirmed within ${timeoutMs} ms`)),
+        timeoutMs,
       );
     });
     try {
@@ -238,14 +252,17 @@ export class OutboxRelay {
        WHERE position = $1`,
       [row.position, reason, delay],
     );
-    if (rest.length > 0) {
-      // The rest of the aggregate waits behind the failed row; release it for whoever retries.
-      await this.dataSource.query(
-        `UPDATE ${this.table} SET locked_until = NULL, locked_by = NULL
-         WHERE position = ANY($1::bigint[]) AND locked_by = $2 AND published_at IS NULL`,
-        [rest.map((r) => r.position), this.instance],
-      );
-    }
+    // The rest of the aggregate waits behind the failed row; release it for whoever retries.
+    await this.release(rest);
+  }
+
+  private async release(rows: ClaimedRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE ${this.table} SET locked_until = NULL, locked_by = NULL
+       WHERE position = ANY($1::bigint[]) AND locked_by = $2 AND published_at IS NULL`,
+      [rows.map((row) => row.position), this.instance],
+    );
   }
 
   private async cleanupIfDue(): Promise<void> {
