@@ -1,3 +1,4 @@
+import { Type } from 'class-transformer';
 import {
   IsIn,
   IsInt,
@@ -10,7 +11,10 @@ import {
   MinLength,
 } from 'class-validator';
 
-/** Settings of the auth service, read once at boot from the runtime's environment snapshot. */
+/**
+ * Settings of the auth service, read once at boot from the runtime's environment snapshot.
+ * Numbers carry `@Type(() => Number)`: environment values are strings.
+ */
 export class AuthConfig {
   @IsIn(['test', 'production'])
   COMANDA_ENVIRONMENT: 'test' | 'production' = 'test';
@@ -26,6 +30,7 @@ export class AuthConfig {
   @IsInt()
   @Min(60)
   @Max(86400)
+  @Type(() => Number)
   TOKEN_LIFETIME_SECONDS = 3600;
 
   /** 32 bytes, base64 or base64url: encrypts signing keys at rest. Required in production. */
@@ -56,21 +61,25 @@ export class AuthConfig {
   /** Failed client authentications are counted over this window... */
   @IsInt()
   @Min(1)
+  @Type(() => Number)
   AUTH_FAILURE_WINDOW_SECONDS = 60;
 
   /** ...and refused with 429 from this many failures of one client id... */
   @IsInt()
   @Min(1)
+  @Type(() => Number)
   AUTH_FAILURE_LIMIT = 10;
 
   /** ...or of one source address. */
   @IsInt()
   @Min(1)
+  @Type(() => Number)
   AUTH_FAILURE_LIMIT_PER_IP = 100;
 
   /** From this many failures on, each answer is delayed a little more. */
   @IsInt()
   @Min(1)
+  @Type(() => Number)
   AUTH_FAILURE_SLOWDOWN_AFTER = 5;
 }
 
