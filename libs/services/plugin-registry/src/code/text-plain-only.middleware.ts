@@ -11,7 +11,8 @@ export class TextPlainOnlyMiddleware implements NestMiddleware {
   use(request: IncomingMessage, _response: ServerResponse, next: (error?: unknown) => void): void {
     const contentType = request.headers['content-type'];
     const mediaType = contentType?.split(';')[0].trim().toLowerCase();
-    if (mediaType !== 'text/plain') throw new PluginCodeMediaTypeError(contentType);
-    next();
+    // Handed to Fastify's error handler, which answers through the problem filter with a
+    // Fastify reply; a throw here would reach the filter with the raw Node response.
+    next(mediaType === 'text/plain' ? undefined : new PluginCodeMediaTypeError(contentType));
   }
 }
