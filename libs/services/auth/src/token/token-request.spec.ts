@@ -1,0 +1,92 @@
+import { OAuthError } from './oauth.error';
+import { parseTokenRequest } from './token-request';
+
+const FORM = 'application/x-www-form-urlencoded';
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+function errorOf(run: () => unknown): {
+  error: string;
+  status: number;
+  headers: Record<string, string>;
+} {
+  try {
+    run();
+  } catch (caught) {
+    if (caught instanceof OAuthError)
+      return { error: caught.error, status: caught.status, headers: caught.headers };
+    throw caught;
+  }
+  throw new Error('expected an OAuthError');
+}
+
+describe('parseTokenRequest', () => {
+  it('reads form-field client authentication and the requested scopes', () => {
+    expect(
+      parseTokenRequest(
+        { grant_type: 'client_credentials', client_id: 'c', client_secret: 's', scope: 'a  b' },
+        FORM,
+        undefined,
+      ),
+    ).toEqual({ clientId: 'c', clientSecret: 's', scopes: ['a', 'b'], basicAuthUsed: false });
+  });
+
+  it('reads HTTP Basic with form-encoded parts; an empty scope means everything granted', () => {
+    expect(
+      parseTokenRequest(
+        { grant_type: 'client_credentials', scope: ' ' },
+        FORM,
+        basic('my%3Aid', 's+1'),
+      ),
+    ).toEqual({
+      clientId: 'my:id',
+      clientSecret: 's 1',
+      scopes: undefined,
+      basicAuthUsed: true,
+    });
+  });
+
+  it('refuses Basic and a form secret together, a repeated parameter and a non-form body', () => {
+    expect(
+      errorOf(() =>
+        parseTokenRequest(
+          { grant_type: 'client_credentials', client_secret: 's' },
+          FORM,
+          basic('c', 's'),
+        ),
+      ),
+    ).toMatchObject({ error: 'invalid_request', status: 400 });
+    expect(
+      errorOf(() =>
+        parseTokenRequest({ grant_type: 'client_credentials', scope: ['a', 'b'] }, FORM, undefined),
+      ),
+    ).toMatchObject({ error: 'invalid_request' });
+    expect(
+      errorOf(() =>
+        parseTokenRequest({ grant_type: 'client_credentials' }, 'application/json', undefined),
+      ),
+    ).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('answers unsupported_grant_type, and invalid_client with a Basic challenge only when Basic was used', () => {
+    expect(
+      errorOf(() => parseTokenRequest({ grant_type: 'password' }, FORM, undefined)),
+    ).toMatchObject({
+      error: 'unsupported_grant_type',
+    });
+    expect(
+      errorOf(() => parseTokenRequest({ grant_type: 'client_credentials' }, FORM, undefined)),
+    ).toEqual({
+      error: 'invalid_client',
+      status: 401,
+      headers: {},
+    });
+    expect(
+      errorOf(() => parseTokenRequest({ grant_type: 'client_credentials' }, FORM, basic('c', ''))),
+    ).toEqual({
+      error: 'invalid_client',
+      status: 401,
+      headers: { 'WWW-Authenticate': 'Basic realm="comanda"' },
+    });
+  });
+});
