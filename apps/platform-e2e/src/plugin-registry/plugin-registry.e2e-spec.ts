@@ -202,6 +202,24 @@ describe('plugin registry through the gateway', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('describes its routes in the OpenAPI document the gateway merges into /docs', async () => {
+    const registry = platform.services.get('plugin-registry');
+    const response = await fetch(`${registry?.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/frontend/plugins',
+        '/frontend/plugins/manifest',
+        '/frontend/plugins/configs',
+        '/frontend/plugins/{id}/config',
+        '/frontend/plugins/{name}/versions',
+        '/frontend/plugins/{name}/versions/{version}/code',
+        '/frontend/plugins/{name}/versions/{version}/manifest',
+      ]),
+    );
+  });
+
   it('refuses a name that is not a slug and a version that is not semver with 400', async () => {
     const badName = await alice.call(
       'POST',
