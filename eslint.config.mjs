@@ -25,6 +25,8 @@ export default [
         { enforceBuildableLibDependency: true, allowCircularSelfDependency: false, depConstraints },
       ],
       '@typescript-eslint/no-explicit-any': 'error',
+      // Typed config classes declare property types so decorator metadata drives conversion.
+      '@typescript-eslint/no-inferrable-types': ['error', { ignoreProperties: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',

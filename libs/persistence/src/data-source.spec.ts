@@ -4,11 +4,11 @@ import { openDatabase } from './data-source';
 
 class CreateWidgets1700000000000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
-    const schema = runner.connection.options.schema as string;
+    const schema = (runner.connection.options as { schema: string }).schema;
     await runner.query(`CREATE TABLE "${schema}"."widgets" (id text PRIMARY KEY)`);
   }
   async down(runner: QueryRunner): Promise<void> {
-    const schema = runner.connection.options.schema as string;
+    const schema = (runner.connection.options as { schema: string }).schema;
     await runner.query(`DROP TABLE "${schema}"."widgets"`);
   }
 }
@@ -21,13 +21,21 @@ describe('openDatabase', () => {
   afterAll(() => db.drop());
 
   it('creates the service schema and runs each migration once, even with replicas racing', async () => {
-    const options = { url: db.url, schema: 'widgets', entities: [], migrations: [CreateWidgets1700000000000] };
+    const options = {
+      url: db.url,
+      schema: 'widgets',
+      entities: [],
+      migrations: [CreateWidgets1700000000000],
+    };
     const [a, b] = await Promise.all([openDatabase(options), openDatabase(options)]);
     try {
       const tables = await a.query(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = 'widgets' ORDER BY 1`,
       );
-      expect(tables.map((row: { table_name: string }) => row.table_name)).toEqual(['migrations', 'widgets']);
+      expect(tables.map((row: { table_name: string }) => row.table_name)).toEqual([
+        'migrations',
+        'widgets',
+      ]);
       const applied = await b.query(`SELECT name FROM "widgets"."migrations"`);
       expect(applied).toEqual([{ name: 'CreateWidgets1700000000000' }]);
     } finally {

@@ -1,6 +1,5 @@
-import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 
-type EntityClass = MixedList<string | EntitySchema | (abstract new (...args: never[]) => unknown)>;
 type MigrationClass = new () => unknown;
 
 export interface DatabaseOptions {
@@ -8,7 +7,7 @@ export interface DatabaseOptions {
   url: string;
   /** The owning service's schema; every table of the service lives in it. */
   schema: string;
-  entities: EntityClass;
+  entities: NonNullable<DataSourceOptions['entities']>;
   migrations: MigrationClass[];
   /** Pool size per process. */
   poolSize?: number;
@@ -69,4 +68,12 @@ async function migrate(dataSource: DataSource, schema: string): Promise<void> {
   } finally {
     await runner.release();
   }
+}
+
+/** The schema a data source (or a migration's query runner) is bound to. */
+export function schemaOf(source: DataSource | { connection: DataSource }): string {
+  const dataSource = source instanceof DataSource ? source : source.connection;
+  const { schema } = dataSource.options as { schema?: string };
+  if (!schema) throw new Error('this data source is not bound to a service schema');
+  return schema;
 }

@@ -1,2 +1,2 @@
-export { createDataSource, openDatabase } from './data-source';
+export { createDataSource, openDatabase, schemaOf } from './data-source';
 export type { DatabaseOptions } from './data-source';

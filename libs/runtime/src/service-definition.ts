@@ -14,10 +14,14 @@ export interface ServiceDefinition {
   database?: { schema: string; entities: Class[]; migrations: Array<new () => unknown> };
   /**
    * The service's feature module. Globally available to it: `DataSource` (when it has a
-   * database), `MESSAGE_BUS`, `RUNTIME_ENV`, `SERVICE_NAME`, and from @comanda/messaging the
-   * `OutboxWriter`, `Inbox` and `TimerService`.
+   * database), `MESSAGE_BUS`, `RUNTIME_ENV`, `SERVICE_NAME`, `RuntimeConfig`, and from
+   * @comanda/messaging the `OutboxWriter`, `Inbox` and `TimerService`.
+   * The runtime also installs `SecurityModule.forService({ env })` of @comanda/security (the
+   * global bearer/permission guard and the route declaration check): do not import it again.
    */
   module: Type<unknown> | DynamicModule;
+  /** `false` for a service that verifies no tokens itself (the gateway); default true. */
+  security?: boolean;
   /** Path prefixes that need no `X-Api-Version` header (`/health/` always is exempt). */
   versionExemptPaths?: string[];
   /** Largest request body accepted, in bytes (default 1 MiB). */

@@ -6,10 +6,10 @@ export class RuntimeConfig {
   @IsInt()
   @Min(0)
   @Max(65535)
-  PORT = 3000;
+  PORT: number = 3000;
 
   @IsString()
-  HOST = '0.0.0.0';
+  HOST: string = '0.0.0.0';
 
   /** Empty in standalone mode: an embedded PostgreSQL is started instead. */
   @IsOptional()
@@ -22,37 +22,37 @@ export class RuntimeConfig {
   AMQP_URL?: string;
 
   @IsString()
-  AMQP_EXCHANGE = 'comanda.events';
+  AMQP_EXCHANGE: string = 'comanda.events';
 
   @IsIn(['test', 'production'])
   COMANDA_ENVIRONMENT: 'test' | 'production' = 'test';
 
   /** Public base URL of the gateway: token issuers and notification URLs are built on it. */
   @IsUrl({ require_tld: false, require_protocol: true })
-  COMANDA_PUBLIC_URL = 'http://localhost:3000';
+  COMANDA_PUBLIC_URL: string = 'http://localhost:3000';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-  LOG_LEVEL = 'info';
+  LOG_LEVEL: string = 'info';
 
   @IsInt()
   @Min(1)
   @Max(200)
-  DB_POOL_SIZE = 10;
+  DB_POOL_SIZE: number = 10;
 
   @IsInt()
   @Min(10)
-  OUTBOX_POLL_MS = 1000;
+  OUTBOX_POLL_MS: number = 1000;
 
   @IsInt()
   @Min(10)
-  TIMER_POLL_MS = 1000;
+  TIMER_POLL_MS: number = 1000;
 
   /** How long a graceful shutdown may take before the process exits anyway. */
   @IsInt()
   @Min(100)
-  SHUTDOWN_TIMEOUT_MS = 15000;
+  SHUTDOWN_TIMEOUT_MS: number = 15000;
 
   /** Where standalone mode keeps its embedded PostgreSQL data. */
   @IsString()
-  COMANDA_DATA_DIR = '.comanda';
+  COMANDA_DATA_DIR: string = '.comanda';
 }

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '@comanda/platform';
+import { waitFor } from '@comanda/testing';
+
+const ROOT = resolve(__dirname, '../../../..');
+
+/** Runs the real `npm start` entry with nothing configured but a port and a data folder. */
+function startStandalone(
+  port: number,
+  dataDir: string,
+): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    COMANDA_DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+  };
+  delete env.DATABASE_URL;
+  delete env.AMQP_URL;
+  delete env.COMANDA_ADMIN_CLIENT_ID;
+  delete env.COMANDA_ADMIN_CLIENT_SECRET;
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+}
+
+async function ready(port: number): Promise<boolean> {
+  const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+  return response.status === 200;
+}
+
+describe('standalone mode (npm start)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'comanda-standalone-'));
+  let running: ReturnType<typeof startStandalone> | undefined;
+
+  afterEach(async () => {
+    if (running?.child.exitCode === null && running.child.pid) {
+      process.kill(-running.child.pid, 'SIGKILL');
+      await exited(running.child);
+    }
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves a ready platform on the given port with nothing else installed, stops on Ctrl-C and reuses its data', async () => {
+    const port = await freePort();
+    running = startStandalone(port, dataDir);
+    await waitFor('the standalone platform to be ready', () => ready(port), {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
+    expect(running.output()).toContain(`http://localhost:${port}`);
+    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(dataDir, 'admin-credentials.json'))).toBe(true);
+
+    // Ctrl-C reaches the whole process group, as in a terminal.
+    process.kill(-(running.child.pid as number), 'SIGINT');
+    expect(await exited(running.child)).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow();
+
+    running = startStandalone(port, dataDir);
+    await waitFor('the restarted platform to be ready', () => ready(port), {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
+    expect(running.output()).not.toContain('initialising PostgreSQL');
+  }, 240_000);
+});

@@ -1,0 +1,108 @@
+import { Logger } from '@nestjs/common';
+import { InProcessBus, RabbitMqBus, type MessageBus } from '@comanda/messaging';
+import {
+  loadConfig,
+  RuntimeConfig,
+  startService,
+  type RunningService,
+  type RuntimeEnv,
+  type ServiceDefinition,
+} from '@comanda/runtime';
+import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { PLATFORM_SERVICES } from './services';
+
+export interface PlatformOptions {
+  /** Public port of the gateway; 0 picks a free one. */
+  port: number;
+  /** Environment snapshot (read once at boot). DATABASE_URL / AMQP_URL in it switch to external servers. */
+  env: RuntimeEnv;
+  /** Services to run; the gateway is started last, the auth service first. */
+  services?: ServiceDefinition[];
+}
+
+export interface RunningPlatform {
+  /** Public URL of the gateway. */
+  baseUrl: string;
+  port: number;
+  services: ReadonlyMap<string, RunningService>;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Environment variable naming a service's internal URL: `config-store` → `CONFIG_STORE_URL`. */
+export function serviceUrlVariable(name: string): string {
+  return `${name.replace(/-/g, '_').toUpperCase()}_URL`;
+}
+
+/**
+ * Every service of the platform in one process: the runtime of standalone mode and of the
+ * end-to-end tests. Each service still listens on its own (loopback) port and the gateway
+ * forwards to it over HTTP, exactly as in distributed mode.
+ */
+export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+  const logger = new Logger('platform');
+  const port = options.port === 0 ? await freePort() : options.port;
+  // Token issuers and notification URLs are built on the public URL: default it to where
+  // the gateway really listens.
+  const baseEnv = {
+    COMANDA_PUBLIC_URL: `http://localhost:${port}`,
+    ...options.env,
+  };
+  const config = loadConfig(RuntimeConfig, baseEnv);
+  const services = options.services ?? PLATFORM_SERVICES;
+
+  const embedded: EmbeddedPostgres | undefined = config.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres(config.COMANDA_DATA_DIR, logger);
+  const databaseUrl = config.DATABASE_URL ?? (embedded as EmbeddedPostgres).url;
+  const bus: MessageBus = config.AMQP_URL
+    ? new RabbitMqBus({
+        url: config.AMQP_URL,
+        exchange: config.AMQP_EXCHANGE,
+        connectionName: 'comanda-standalone',
+      })
+    : new InProcessBus();
+
+  const running = new Map<string, RunningService>();
+  const stopAll = async () => {
+    // Reverse start order: the gateway stops taking requests before the services behind it.
+    for (const service of [...running.values()].reverse()) await service.close();
+    await bus.close();
+    await embedded?.stop();
+  };
+
+  try {
+    const gateway = services.find((service) => service.name === 'gateway');
+    const auth = services.find((service) => service.name === 'auth');
+    const others = services.filter((service) => service !== gateway && service !== auth);
+    let env: Record<string, string | undefined> = { ...baseEnv };
+    const start = async (definition: ServiceDefinition, listenPort = 0) => {
+      const service = await startService(definition, { port: listenPort, databaseUrl, bus, env });
+      running.set(definition.name, service);
+      return service;
+    };
+
+    // Services verify tokens against the auth service's JWKS, so it starts first.
+    if (auth) {
+      const service = await start(auth);
+      env = { ...env, [serviceUrlVariable('auth')]: service.url };
+    }
+    for (const definition of others) {
+      const service = await start(definition);
+      env = { ...env, [serviceUrlVariable(definition.name)]: service.url };
+    }
+    if (gateway) await start(gateway, port);
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      port,
+      services: running,
+      databaseUrl,
+      close: stopAll,
+    };
+  } catch (error) {
+    await stopAll().catch((stopError: unknown) =>
+      logger.error(`cleanup after a failed start: ${String(stopError)}`),
+    );
+    throw error;
+  }
+}

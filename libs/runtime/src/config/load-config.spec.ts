@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig } from './load-config';
+import { RuntimeConfig } from './runtime.config';
+
+describe('loadConfig', () => {
+  it('gives the defaults that make standalone mode work with nothing set', () => {
+    const config = loadConfig(RuntimeConfig, {});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      COMANDA_ENVIRONMENT: 'test',
+      COMANDA_PUBLIC_URL: 'http://localhost:3000',
+      OUTBOX_POLL_MS: 1000,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('converts numbers from the environment', () => {
+    expect(loadConfig(RuntimeConfig, { PORT: '8080', OUTBOX_POLL_MS: '100' })).toMatchObject({
+      PORT: 8080,
+      OUTBOX_POLL_MS: 100,
+    });
+  });
+
+  it('refuses a bad value and names every problem', () => {
+    let caught: unknown;
+    try {
+      loadConfig(RuntimeConfig, {
+        PORT: 'eighty',
+        COMANDA_ENVIRONMENT: 'staging',
+        DATABASE_URL: 'mysql://x',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as ConfigError).message;
+    expect(message).toContain('PORT');
+    expect(message).toContain('COMANDA_ENVIRONMENT');
+    expect(message).toContain('DATABASE_URL must be a postgres:// URL');
+  });
+});

@@ -1,0 +1,12 @@
+export { ConfigError, loadConfig, snapshotEnv } from './config/load-config';
+export { RuntimeConfig } from './config/runtime.config';
+export { runServiceMain } from './run-service-main';
+export { onShutdownSignal } from './shutdown';
+export { RUNTIME_ENV, SERVICE_NAME } from './service-definition';
+export type {
+  RunningService,
+  RuntimeEnv,
+  ServiceDefinition,
+  StartOptions,
+} from './service-definition';
+export { startService } from './start-service';

@@ -1,0 +1,45 @@
+import { Logger } from '@nestjs/common';
+import { RabbitMqBus } from '@comanda/messaging';
+import { loadConfig, snapshotEnv } from './config/load-config';
+import { RuntimeConfig } from './config/runtime.config';
+import type { ServiceDefinition } from './service-definition';
+import { startService } from './start-service';
+import { onShutdownSignal } from './shutdown';
+
+/**
+ * Entry point of a service run as its own process (distributed mode): its own Postgres
+ * schema over DATABASE_URL, RabbitMQ over AMQP_URL, graceful stop on SIGTERM/SIGINT.
+ */
+export async function runServiceMain(definition: ServiceDefinition): Promise<void> {
+  const logger = new Logger(definition.name);
+  try {
+    const env = snapshotEnv();
+    const config = loadConfig(RuntimeConfig, env);
+    if (definition.database && !config.DATABASE_URL) {
+      throw new Error('DATABASE_URL is required to run this service alone (or use npm start)');
+    }
+    if (definition.database && !config.AMQP_URL) {
+      throw new Error('AMQP_URL is required to run this service alone (or use npm start)');
+    }
+    const bus = config.AMQP_URL
+      ? new RabbitMqBus({
+          url: config.AMQP_URL,
+          exchange: config.AMQP_EXCHANGE,
+          connectionName: `comanda-${definition.name}`,
+        })
+      : undefined;
+    const service = await startService(definition, {
+      port: config.PORT,
+      databaseUrl: config.DATABASE_URL,
+      bus,
+      env,
+    });
+    onShutdownSignal(config.SHUTDOWN_TIMEOUT_MS, logger, async () => {
+      await service.close();
+      await bus?.close();
+    });
+  } catch (error) {
+    logger.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,207 @@
+import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common';
+import { IsString } from 'class-validator';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { EventTypes, type CloudEvent } from '@comanda/contracts';
+import { currentContext } from '@comanda/context';
+import { Inbox, InProcessBus, OnEvent, OutboxWriter } from '@comanda/messaging';
+import { schemaOf } from '@comanda/persistence';
+import { Public } from '@comanda/security';
+import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import type { RunningService, ServiceDefinition } from './service-definition';
+import { startService } from './start-service';
+
+class CreateNotes1800000000000 implements MigrationInterface {
+  async up(runner: QueryRunner): Promise<void> {
+    const schema = schemaOf(runner);
+    await runner.query(`CREATE TABLE "${schema}".notes (id text PRIMARY KEY, seen_by text)`);
+  }
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE "${schemaOf(runner)}".notes`);
+  }
+}
+
+class CreateNote {
+  @IsString()
+  id!: string;
+}
+
+@Injectable()
+class NotesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+    private readonly inbox: Inbox,
+  ) {}
+
+  create(id: string) {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO notes.notes (id) VALUES ($1)`, [id]);
+      await this.outbox.add(manager, {
+        type: EventTypes.ConfigUpdated,
+        tenantId: 'tenant-a',
+        subject: id,
+        data: { entity: 'notes', configId: id, version: 1, publisher: 'test', deleted: false },
+      });
+    });
+  }
+
+  markSeen(event: CloudEvent, requestId: string) {
+    return this.inbox.handleOnce('mark-seen', event, (manager) =>
+      manager.query(`UPDATE notes.notes SET seen_by = $2 WHERE id = $1`, [
+        event.subject,
+        requestId,
+      ]),
+    );
+  }
+}
+
+@Controller('notes')
+class NotesController {
+  constructor(
+    private readonly notes: NotesService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  @Public()
+  @Post()
+  async create(@Body() body: CreateNote) {
+    await this.notes.create(body.id);
+    return { id: body.id };
+  }
+
+  @Public()
+  @Get('slow')
+  async slow() {
+    await this.dataSource.query('SELECT pg_sleep(0.5)');
+    return { finished: true };
+  }
+
+  @OnEvent(EventTypes.ConfigUpdated, 'mark-seen')
+  async onNote(event: CloudEvent) {
+    await this.notes.markSeen(event, currentContext()?.requestId ?? 'none');
+  }
+}
+
+@Module({ controllers: [NotesController], providers: [NotesService] })
+class NotesModule {}
+
+const notesService: ServiceDefinition = {
+  name: 'notes',
+  database: { schema: 'notes', entities: [], migrations: [CreateNotes1800000000000] },
+  module: NotesModule,
+};
+
+const headers = { 'x-api-version': '0', 'content-type': 'application/json' };
+
+describe('startService', () => {
+  let database: TestDatabase;
+  let bus: InProcessBus;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('runtime');
+    bus = new InProcessBus();
+    service = await startService(notesService, {
+      port: 0,
+      databaseUrl: database.url,
+      bus,
+      env: { LOG_LEVEL: 'warn', OUTBOX_POLL_MS: '100', TIMER_POLL_MS: '100' },
+    });
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    await bus?.close();
+    await database?.drop();
+  });
+
+  it('is live and ready once its database and bus answer', async () => {
+    const live = await fetch(`${service.url}/health/live`);
+    expect(live.status).toBe(200);
+    const ready = await fetch(`${service.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      info: { database: { status: 'up' }, bus: { status: 'up' } },
+    });
+  });
+
+  it('relays an event written with a change to its consumer, with the request id of the change', async () => {
+    const response = await fetch(`${service.url}/notes`, {
+      method: 'POST',
+      headers: { ...headers, 'x-request-id': 'req-note-1' },
+      body: JSON.stringify({ id: 'note-1' }),
+    });
+    expect(response.status).toBe(201);
+    const seenBy = await waitFor('the consumer to see the note', async () => {
+      const [row] = await service.app
+        .get(DataSource)
+        .query(`SELECT seen_by FROM notes.notes WHERE id = 'note-1'`);
+      return row?.seen_by ?? undefined;
+    });
+    expect(seenBy).toBe('req-note-1');
+  });
+
+  it('applies the HTTP kit: version header, validation, problem+json', async () => {
+    const noVersion = await fetch(`${service.url}/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(noVersion.status).toBe(400);
+    expect(((await noVersion.json()) as { code: string }).code).toBe('api_version.missing');
+
+    const invalid = await fetch(`${service.url}/notes`, {
+      method: 'POST',
+      headers,
+      body: '{"id": 5}',
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await invalid.json()) as { errors: unknown }).errors).toEqual([
+      { path: 'id', message: expect.any(String) },
+    ]);
+  });
+
+  it('describes its routes at /openapi.json', async () => {
+    const response = await fetch(`${service.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/notes', '/notes/slow']));
+  });
+
+  it('refuses to start a service with a database but no bus', async () => {
+    await expect(
+      startService(notesService, { port: 0, databaseUrl: database.url, env: {} }),
+    ).rejects.toThrow('needs databaseUrl and bus');
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('finishes an in-flight request, then stops taking new ones', async () => {
+    const database = await createTestDatabase('runtime_stop');
+    const bus = new InProcessBus();
+    try {
+      const service = await startService(notesService, {
+        port: 0,
+        databaseUrl: database.url,
+        bus,
+        env: { LOG_LEVEL: 'warn' },
+      });
+      const inFlight = fetch(`${service.url}/notes/slow`, { headers });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      await service.close();
+      // Well under the keep-alive timeout an open connection would otherwise hold it for.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ finished: true });
+      await expect(fetch(`${service.url}/health/live`)).rejects.toThrow();
+    } finally {
+      await bus.close();
+      await database.drop();
+    }
+  });
+});

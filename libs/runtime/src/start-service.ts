@@ -1,0 +1,192 @@
+import { Global, Logger, Module, type DynamicModule, type InjectionToken } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { TerminusModule } from '@nestjs/terminus';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { configureHttpApp, createFastifyAdapter, loggingModule } from '@comanda/http';
+import {
+  BusExceptionFilter,
+  BusServer,
+  MESSAGE_BUS,
+  MESSAGING_MIGRATIONS,
+  MessagingModule,
+} from '@comanda/messaging';
+import { openDatabase } from '@comanda/persistence';
+import { SecurityModule } from '@comanda/security';
+import { loadConfig } from './config/load-config';
+import { RuntimeConfig } from './config/runtime.config';
+import { HealthController } from './health/health.controller';
+import {
+  RUNTIME_ENV,
+  SERVICE_NAME,
+  type RunningService,
+  type ServiceDefinition,
+  type StartOptions,
+} from './service-definition';
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Boots one service as a Nest application on Fastify: its schema migrated, its outbox relay
+ * and timers running, its event handlers consuming from the bus, the HTTP kit in front.
+ * The same function runs a service alone (distributed mode) and beside the others
+ * (standalone mode), so both modes share one code path.
+ */
+export async function startService(
+  definition: ServiceDefinition,
+  options: StartOptions,
+): Promise<RunningService> {
+  const config = loadConfig(RuntimeConfig, options.env);
+  const { database } = definition;
+  if (database && (!options.databaseUrl || !options.bus)) {
+    throw new Error(`${definition.name} has a database: startService needs databaseUrl and bus`);
+  }
+
+  const dataSource =
+    database && options.databaseUrl
+      ? await openDatabase({
+          url: options.databaseUrl,
+          schema: database.schema,
+          entities: database.entities,
+          migrations: [...MESSAGING_MIGRATIONS, ...database.migrations],
+          poolSize: config.DB_POOL_SIZE,
+          applicationName: `comanda-${definition.name}`,
+        })
+      : undefined;
+
+  try {
+    const root = rootModule(definition, config, options, dataSource);
+    const app = await NestFactory.create<NestFastifyApplication>(
+      root,
+      createFastifyAdapter({
+        bodyLimitBytes: definition.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
+        rawContentTypes: definition.rawContentTypes,
+      }),
+      { bufferLogs: true, abortOnError: false },
+    );
+    app.useLogger(app.get(PinoLogger));
+    await configureHttpApp(app, {
+      serviceName: definition.name,
+      versionExemptPaths: ['/openapi.json', ...(definition.versionExemptPaths ?? [])],
+    });
+    serveOpenApi(app, definition.name);
+    // A keep-alive connection would hold the close open until its idle timeout: once
+    // shutdown begins, in-flight responses tell the client to close it.
+    let shuttingDown = false;
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onSend', async (_request, reply) => {
+        if (shuttingDown) reply.header('connection', 'close');
+      });
+
+    if (dataSource && options.bus) {
+      const consumers = app.connectMicroservice({
+        strategy: new BusServer(options.bus, { service: definition.name }),
+      });
+      // Keeps a failing handler's own error in the retry and dead-letter headers.
+      consumers.useGlobalFilters(new BusExceptionFilter());
+      await app.startAllMicroservices();
+    }
+    await app.listen(options.port, options.host ?? config.HOST);
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    new Logger(definition.name).log(`listening on port ${port}`);
+
+    let closing: Promise<void> | undefined;
+    return {
+      name: definition.name,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      app,
+      close: () =>
+        (closing ??= (async () => {
+          // Nest closes HTTP (in-flight requests finish), then the bus consumers (in-flight
+          // messages settle), then runs shutdown hooks: the outbox relay drains there.
+          shuttingDown = true;
+          await app.close();
+          await dataSource?.destroy();
+        })()),
+    };
+  } catch (error) {
+    await dataSource?.destroy();
+    throw error;
+  }
+}
+
+function rootModule(
+  definition: ServiceDefinition,
+  config: RuntimeConfig,
+  options: StartOptions,
+  dataSource: DataSource | undefined,
+): DynamicModule {
+  const values = new Map<InjectionToken, unknown>([
+    [RUNTIME_ENV, options.env],
+    [SERVICE_NAME, definition.name],
+    [RuntimeConfig, config],
+  ]);
+  if (dataSource) values.set(DataSource, dataSource);
+  if (options.bus) values.set(MESSAGE_BUS, options.bus);
+  const tokens = [...values.keys()];
+
+  @Global()
+  @Module({
+    providers: tokens.map((token) => ({ provide: token, useValue: values.get(token) })),
+    exports: tokens,
+  })
+  class RuntimeCoreModule {}
+
+  const imports: DynamicModule['imports'] = [
+    RuntimeCoreModule,
+    loggingModule(definition.name, config.LOG_LEVEL),
+    TerminusModule,
+  ];
+  if (definition.database && dataSource) {
+    imports.push(
+      MessagingModule.forService({
+        service: definition.name,
+        schema: definition.database.schema,
+        relayPollMs: config.OUTBOX_POLL_MS,
+        timerPollMs: config.TIMER_POLL_MS,
+      }),
+    );
+  }
+  if (definition.security !== false) imports.push(SecurityModule.forService({ env: options.env }));
+  imports.push(definition.module);
+
+  @Module({ imports, controllers: [HealthController] })
+  class ServiceRootModule {}
+  Object.defineProperty(ServiceRootModule, 'name', { value: `${pascal(definition.name)}Root` });
+  return { module: ServiceRootModule };
+}
+
+/** Each service describes its own routes; the gateway merges them into `/docs`. */
+function serveOpenApi(app: NestFastifyApplication, name: string): void {
+  let document: unknown;
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get('/openapi.json', async (_request, reply) => {
+      document ??= SwaggerModule.createDocument(
+        app,
+        new DocumentBuilder()
+          .setTitle(`Comanda ${name}`)
+          .setVersion('0')
+          .addBearerAuth()
+          .addGlobalParameters({
+            name: 'X-Api-Version',
+            in: 'header',
+            required: true,
+            schema: { type: 'string', enum: ['0'] },
+          })
+          .build(),
+      );
+      return reply.type('application/json').send(document);
+    });
+}
+
+function pascal(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_m, _dash, letter: string) => letter.toUpperCase());
+}
