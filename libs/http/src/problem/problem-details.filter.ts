@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { currentContext } from '@comanda/context';
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { throwError, type Observable } from 'rxjs';
@@ -20,17 +22,20 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return throwError(() => exception);
     }
     const http = host.switchToHttp();
+    // Thrown from Nest middleware, the request and response are Node's raw objects (middie
+    // runs before Fastify wraps them); everywhere else they are Fastify's.
+    const raw = isRawResponse(http.getResponse<FastifyReply | ServerResponse>());
     const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
+    const reply = http.getResponse<FastifyReply | ServerResponse>();
+    const requestId = requestIdOf(request);
     const { problem, unexpected } = exceptionToProblem(exception, request);
 
     if (unexpected) {
       this.logger.error(
-        { err: exception, requestId: request.id, method: request.method, url: request.url },
+        { err: exception, requestId, method: request.method, url: request.url },
         'Request failed with an unexpected error',
       );
     }
-    if (reply.sent) return;
 
     const body: ProblemDetails = {
       type: problemTypeUri(problem.code),
@@ -38,14 +43,37 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       status: problem.status,
       detail: problem.detail ?? problem.title,
       code: problem.code,
-      requestId: request.id,
+      requestId,
       ...(problem.errors ? { errors: problem.errors } : {}),
     };
-    void reply
+    if (raw) {
+      const response = reply as ServerResponse;
+      if (response.headersSent) return;
+      response.statusCode = problem.status;
+      for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
+      response.setHeader(REQUEST_ID_HEADER, requestId);
+      response.setHeader('content-type', PROBLEM_CONTENT_TYPE);
+      response.end(JSON.stringify(body));
+      return;
+    }
+    const fastifyReply = reply as FastifyReply;
+    if (fastifyReply.sent) return;
+    void fastifyReply
       .status(problem.status)
       .headers(problem.headers)
-      .header(REQUEST_ID_HEADER, request.id)
+      .header(REQUEST_ID_HEADER, requestId)
       .header('content-type', PROBLEM_CONTENT_TYPE)
       .send(JSON.stringify(body));
   }
+}
+
+function isRawResponse(response: FastifyReply | ServerResponse): response is ServerResponse {
+  return typeof (response as FastifyReply).status !== 'function';
+}
+
+/** Fastify's request id, or on a raw request the one its request context carries. */
+function requestIdOf(request: FastifyRequest | IncomingMessage): string {
+  const id = (request as FastifyRequest).id;
+  if (typeof id === 'string') return id;
+  return currentContext()?.requestId ?? 'unknown';
 }

@@ -26,6 +26,12 @@ describe('problem+json error responses', () => {
   });
   afterAll(() => app.close());
 
+  it("answers a problem thrown from Nest middleware, where the response is still Node's own", async () => {
+    const response = await call(`${url}/orders`, { headers: { 'x-fail-in-middleware': '1' } });
+    const body = expectProblem(response, 403, 'test.refused_in_middleware');
+    expect(body.requestId).toBe(response.headers.get('x-request-id'));
+  });
+
   it('lists every invalid property with its path, nested and in arrays', async () => {
     const response = await postJson(`${url}/orders`, {
       customer: { name: 42 },

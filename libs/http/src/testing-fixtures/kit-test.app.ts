@@ -20,7 +20,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsInt, IsString, Min, ValidateNested } from 'class-validator';
 import { Logger as PinoLogger } from 'nestjs-pino';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { configureHttpApp } from '../configure-http-app';
 import {
@@ -178,8 +178,15 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
   class KitTestModule implements NestModule {
     configure(consumer: MiddlewareConsumer): void {
       consumer
-        .apply((_request: unknown, response: ServerResponse, next: () => void) => {
+        .apply((request: IncomingMessage, response: ServerResponse, next: () => void) => {
           response.setHeader('x-context-in-middleware', currentContext()?.requestId ?? 'none');
+          if (request.headers['x-fail-in-middleware']) {
+            throw new ProblemError({
+              status: 403,
+              code: 'test.refused_in_middleware',
+              title: 'Refused',
+            });
+          }
           next();
         })
         .forRoutes('*path');
