@@ -64,10 +64,23 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     : new InProcessBus();
 
   const running = new Map<string, RunningService>();
+  const inProcess = bus instanceof InProcessBus;
   const stopAll = async () => {
-    // Reverse start order: the gateway stops taking requests before the services behind it.
-    for (const service of [...running.values()].reverse()) await service.close();
-    await bus.close();
+    const services = [...running.values()].reverse();
+    const front = services.filter((service) => service.name === 'gateway');
+    const inner = services.filter((service) => service.name !== 'gateway');
+    // No new requests from outside, then every outbox is flushed while all consumers still
+    // run: on the in-process bus a publish settles only once its consumers handled it.
+    for (const service of front) await service.close();
+    await withDeadline(
+      Promise.all(inner.map((service) => service.drainOutbox())),
+      config.SHUTDOWN_TIMEOUT_MS / 2,
+    ).catch((error: unknown) => logger.warn(`outbox not fully flushed: ${String(error)}`));
+    // In process, closing the bus first settles what is still unsettled as "not published":
+    // those rows stay in the outbox for the next start instead of holding the stop open.
+    if (inProcess) await bus.close();
+    for (const service of inner) await service.close();
+    if (!inProcess) await bus.close();
     await embedded?.stop();
   };
 
@@ -105,4 +118,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     );
     throw error;
   }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`still busy after ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

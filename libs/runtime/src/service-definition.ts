@@ -50,6 +50,8 @@ export interface RunningService {
   url: string;
   port: number;
   app: NestFastifyApplication;
+  /** Publishes every event its outbox holds now (nothing to do for a stateless service). */
+  drainOutbox(): Promise<void>;
   /** Graceful: stop taking requests and messages, finish in-flight work, flush the outbox. */
   close(): Promise<void>;
 }

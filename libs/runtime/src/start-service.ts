@@ -1,5 +1,6 @@
 import { Global, Logger, Module, type DynamicModule, type InjectionToken } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { MicroserviceOptions, NestMicroservice } from '@nestjs/microservices';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
@@ -12,6 +13,7 @@ import {
   MESSAGE_BUS,
   MESSAGING_MIGRATIONS,
   MessagingModule,
+  OutboxRelay,
 } from '@comanda/messaging';
 import { openDatabase } from '@comanda/persistence';
 import { SecurityModule } from '@comanda/security';
@@ -83,13 +85,19 @@ export async function startService(
       });
 
     if (dataSource && options.bus) {
-      const consumers = app.connectMicroservice({
-        strategy: new BusServer(options.bus, { service: definition.name }),
-      });
+      // Deferred so the filter below is registered before the handlers are wired; the
+      // application's own init runs the lifecycle hooks, so the microservice must not.
+      const consumers = app.connectMicroservice<MicroserviceOptions>(
+        { strategy: new BusServer(options.bus, { service: definition.name }) },
+        { deferInitialization: true },
+      );
+      (consumers as unknown as NestMicroservice).setIsInitHookCalled(true);
       // Keeps a failing handler's own error in the retry and dead-letter headers.
       consumers.useGlobalFilters(new BusExceptionFilter());
-      await app.startAllMicroservices();
     }
+    // Lifecycle hooks (relay, timers, bootstrap data) run before messages or requests arrive.
+    await app.init();
+    await app.startAllMicroservices();
     await app.listen(options.port, options.host ?? config.HOST);
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : options.port;
@@ -101,6 +109,9 @@ export async function startService(
       port,
       url: `http://127.0.0.1:${port}`,
       app,
+      drainOutbox: async () => {
+        if (dataSource) await app.get(OutboxRelay).drain();
+      },
       close: () =>
         (closing ??= (async () => {
           // Nest closes HTTP (in-flight requests finish), then the bus consumers (in-flight
