@@ -274,6 +274,38 @@ describe('bearer token verification (passport-jwt against the issuer JWKS)', () 
     expect(jwksFetches).toBe(before + 1);
   });
 
+  it('answers every one of a burst of concurrent requests with its own principal while the keys load', async () => {
+    // A tenant not seen before: every request of the burst waits on the same JWKS fetch,
+    // so their verifications are in flight together.
+    const clients = Array.from({ length: 30 }, (_unused, index) => ({
+      clientId: `client-${index}`,
+      tenantId: `tenant-burst-${index % 3}`,
+    }));
+    const tokens = await Promise.all(
+      clients.map(({ clientId, tenantId }) =>
+        sign(key, claims(tenantId, { sub: clientId, client_id: clientId })),
+      ),
+    );
+    const answers = await Promise.all(
+      tokens.map(async (token) => {
+        const response = await fetch(`${baseUrl}/configs`, {
+          headers: { 'x-api-version': '0', authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(5000),
+        }).catch((error: unknown) => ({
+          status: `no answer (${String(error)})`,
+          json: () => null,
+        }));
+        return { status: response.status, body: (await response.json()) as unknown };
+      }),
+    );
+    expect(answers).toEqual(
+      clients.map(({ clientId, tenantId }) => ({
+        status: 200,
+        body: { clientId, tenantId, scopes: ['configs:read'], contextTenant: tenantId },
+      })),
+    );
+  }, 15_000);
+
   it('refuses to boot when a route declares neither a permission nor @Public', async () => {
     @Module({
       imports: [SecurityModule.forService({ env: { COMANDA_PUBLIC_URL: PUBLIC_URL } })],

@@ -33,6 +33,7 @@ class TokenRejection extends Error {}
 class KeysUnavailable extends Error {}
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
+const STRATEGY_NAME = 'comanda-bearer';
 const CLOCK_TOLERANCE_SECONDS = 5;
 /** Per-tenant JWKS clients kept at most; beyond it the oldest is dropped (and refetches later). */
 const MAX_TENANT_CLIENTS = 1000;
@@ -43,14 +44,21 @@ const MAX_TENANT_CLIENTS = 1000;
  * `jwksRequestsPerMinute` times a minute per tenant).
  */
 export class BearerTokenVerifier {
-  private readonly strategy: JwtStrategy;
+  /**
+   * Passport augments the strategy it runs with the request's `success`/`fail`/`error`. Given a
+   * strategy object it augments that shared object, so concurrent verifications overwrite each
+   * other's callbacks (requests hang or get another caller's principal); given a registered
+   * name it augments a fresh `Object.create(strategy)` per request. Our own authenticator, not
+   * passport's global one, so that services running in one process cannot collide on the name.
+   */
+  private readonly passport = new passport.Authenticator();
   private readonly keyProviders = new Map<string, KeyProvider>();
 
   constructor(
     private readonly settings: SecuritySettings,
     private readonly findSource: () => JwksSource | undefined = () => undefined,
   ) {
-    this.strategy = new JwtStrategy(
+    const strategy = new JwtStrategy(
       {
         jwtFromRequest: (request: IncomingRequest) => bearerToken(request),
         secretOrKeyProvider: (request, rawToken, done) => this.provideKey(request, rawToken, done),
@@ -70,14 +78,15 @@ export class BearerTokenVerifier {
         }
       },
     );
+    this.passport.use(STRATEGY_NAME, strategy);
   }
 
   /** The caller of the request, or a 401 problem per RFC 6750 §3. */
   authenticate(request: IncomingRequest, response: unknown): Promise<Principal> {
     if (bearerToken(request) === null) return Promise.reject(new MissingTokenError());
     return new Promise<Principal>((resolve, reject) => {
-      const run = passport.authenticate(
-        this.strategy,
+      const run = this.passport.authenticate(
+        STRATEGY_NAME,
         { session: false },
         (error: unknown, principal: Principal | false, info: unknown) => {
           if (error) return reject(error);
