@@ -23,7 +23,10 @@ export function onShutdownSignal(
     }, timeoutMs);
     deadline.unref();
     stop().then(
-      () => process.exit(0),
+      () => {
+        logger.log('stopped cleanly');
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
         process.exit(1);
