@@ -4,7 +4,10 @@ import prettier from 'eslint-config-prettier';
 // Boundaries that bite: an app never imports another app (Nx forbids it outright), a
 // service library only reaches shared libraries, and shared libraries only each other.
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:platform', 'type:service', 'type:lib'] },
+  {
+    sourceTag: 'type:app',
+    onlyDependOnLibsWithTags: ['type:platform', 'type:service', 'type:lib'],
+  },
   { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
   { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
@@ -39,7 +42,14 @@ export default [
   },
   {
     // The typed config loader and the test harness are the only readers of process.env.
-    files: ['libs/runtime/src/config/**/*.ts', 'apps/cli/src/config/**/*.ts', 'libs/testing/src/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
+    files: [
+      'libs/runtime/src/config/**/*.ts',
+      'apps/cli/src/config/**/*.ts',
+      'libs/testing/src/**/*.ts',
+      '**/*.spec.ts',
+      '**/*.e2e-spec.ts',
+      'bench/**/*.ts',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
 ];

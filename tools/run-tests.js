@@ -8,7 +8,15 @@ rmSync(resultsDir, { recursive: true, force: true });
 
 const nx = spawnSync(
   'npx',
-  ['nx', 'run-many', '-t', 'test', '--parallel=2', '--outputStyle=stream', ...process.argv.slice(2)],
+  [
+    'nx',
+    'run-many',
+    '-t',
+    'test',
+    '--parallel=2',
+    '--outputStyle=stream',
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } },
 );
 

@@ -15,7 +15,9 @@ describe('trace context', () => {
 
   it('starts a new trace when the header is malformed or all zeros', () => {
     expect(parseTraceparent('garbage')).toBeUndefined();
-    expect(parseTraceparent('00-00000000000000000000000000000000-00f067aa0ba902b7-01')).toBeUndefined();
+    expect(
+      parseTraceparent('00-00000000000000000000000000000000-00f067aa0ba902b7-01'),
+    ).toBeUndefined();
     expect(parseTraceparent(childTraceparent('garbage'))).toBeDefined();
   });
 

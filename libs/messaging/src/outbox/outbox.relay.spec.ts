@@ -1,3 +1,4 @@
+import { runWithContext } from '@comanda/context';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
@@ -305,7 +306,6 @@ describe('outbox writer and relay wake-up', () => {
   });
 
   it('writes the CloudEvent with the request id and trace context of the current work', async () => {
-    const { runWithContext } = await import('@comanda/context');
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const event = await runWithContext({ requestId: 'req-42', traceparent }, () =>
       ds.transaction((manager) => writer.add(manager, configUpdated('headers-1', 1))),
