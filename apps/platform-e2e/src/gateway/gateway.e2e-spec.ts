@@ -107,9 +107,12 @@ describe('gateway: the public port of the platform', () => {
     const paths = Object.keys(document.paths);
     expect(paths).toEqual(
       expect.arrayContaining([
+        '/auth/{tenantId}/connect/token',
         '/admin/tenants',
         '/admin/clients',
         '/admin/clients/{clientId}/secret',
+        '/entities/{entity}/configs',
+        '/frontend/plugins',
       ]),
     );
     expect(paths.some((path) => path.startsWith('/health'))).toBe(false);

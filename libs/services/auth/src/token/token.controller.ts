@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
 import { Public } from '@comanda/security';
@@ -14,10 +14,32 @@ import { TokenService, type TokenResponse } from './token.service';
  * The OAuth endpoints, under `/auth/{tenant}` and, for a tenant with its own issuer host,
  * at the root of that host (the gateway forwards them with `X-Forwarded-Host`).
  */
+/** OAuth 2.0 client credentials request (RFC 6749 §4.4), as the spec shows it. */
+const TOKEN_REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['grant_type'],
+  properties: {
+    grant_type: { type: 'string', enum: ['client_credentials'] },
+    client_id: { type: 'string' },
+    client_secret: { type: 'string' },
+    scope: { type: 'string', description: 'space-separated permissions; absent: all granted' },
+  },
+};
+
+const TOKEN_RESPONSE_SCHEMA = {
+  type: 'object',
+  properties: {
+    access_token: { type: 'string', description: 'JWT (RFC 9068)' },
+    expires_in: { type: 'integer', example: 3600 },
+    token_type: { type: 'string', enum: ['Bearer'] },
+    scope: { type: 'string' },
+  },
+};
+
 @Controller()
 @Public()
 @UseFilters(OAuthErrorFilter)
-@ApiExcludeController()
+@ApiTags('auth')
 export class TokenController {
   constructor(
     private readonly tokens: TokenService,
@@ -28,6 +50,9 @@ export class TokenController {
 
   @Post('auth/:tenantId/connect/token')
   @HttpCode(200)
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ schema: TOKEN_REQUEST_SCHEMA })
+  @ApiOkResponse({ description: 'OAuth 2.0 token response', schema: TOKEN_RESPONSE_SCHEMA })
   async token(
     @Param('tenantId') tenantId: string,
     @Body() body: unknown,
