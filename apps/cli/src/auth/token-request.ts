@@ -1,3 +1,4 @@
+import { sendForText } from '../api/api-client';
 import { ApiError } from '../api/api-error';
 
 export interface ClientCredentials {
@@ -27,40 +28,15 @@ export async function requestToken(credentials: ClientCredentials): Promise<Toke
   });
   if (credentials.scope) form.set('scope', credentials.scope);
 
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form.toString(),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    const reason =
-      error instanceof Error
-        ? ((error.cause as Error | undefined)?.message ?? error.message)
-        : String(error);
-    throw new ApiError(
-      0,
-      'Cannot reach the Comanda API',
-      `${url.origin}: ${reason}`,
-      'cli.unreachable',
-      undefined,
-    );
-  }
-  const text = await response.text();
-  if (!response.ok) {
-    throw ApiError.from(
-      response.status,
-      response.statusText,
-      text,
-      response.headers.get('x-request-id') ?? undefined,
-    );
-  }
+  const text = await sendForText(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: form.toString(),
+  });
   const token = JSON.parse(text) as TokenResponse;
   if (typeof token.access_token !== 'string' || typeof token.expires_in !== 'number') {
     throw new ApiError(
-      response.status,
+      200,
       'Unexpected token response',
       'access_token or expires_in is missing',
       'cli.bad_token_response',

@@ -1,3 +1,6 @@
+// Property types reach class-transformer through decorator metadata: the polyfill must be
+// loaded before this class is decorated, whatever a process happens to import first.
+import 'reflect-metadata';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, Matches } from 'class-validator';
 
 /** Settings every service shares; each service adds its own typed config beside it. */

@@ -1,3 +1,5 @@
+// Decorator metadata drives the conversion of environment strings: load the polyfill first.
+import 'reflect-metadata';
 import { IsInt, Max, Min } from 'class-validator';
 
 /** Largest request body the service's HTTP server reads at all (the gateway allows the same). */

@@ -1,3 +1,5 @@
+// Decorator metadata drives the conversion of environment strings: load the polyfill first.
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
 
