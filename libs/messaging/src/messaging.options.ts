@@ -32,8 +32,13 @@ export interface RelayTuning {
   publishTimeoutMs?: number;
   /** Published rows are kept this long for inspection (default 7 days). */
   retentionMs?: number;
-  /** How often old published rows are deleted (default 10 min). */
+  /** How often old published rows (and old inbox marks) are deleted (default 10 min). */
   cleanupEveryMs?: number;
+  /**
+   * Inbox marks are kept this long (default 30 days): far past any redelivery the broker or
+   * the outbox can make, so a redelivered event still finds its mark.
+   */
+  inboxRetentionMs?: number;
 }
 
 export interface TimerTuning {

@@ -1,5 +1,7 @@
 import { createCloudEvent, type CloudEvent } from '@comanda/contracts';
-import { createTestDatabase, type TestDatabase } from '@comanda/testing';
+import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import { InProcessBus } from '../in-process/in-process-bus';
+import { OutboxRelay } from '../outbox/outbox.relay';
 import type { DataSource } from 'typeorm';
 import {
   configUpdated,
@@ -126,5 +128,32 @@ describe('Inbox.handleOnce', () => {
     await expect(first).rejects.toThrow('first attempt failed');
     expect(await second).toBe(true);
     expect(await effects('takeover.consumer')).toEqual([event.id]);
+  });
+
+  it('forgets marks older than the inbox retention, and only those', async () => {
+    const old = anEvent('inbox-old');
+    const recent = anEvent('inbox-recent');
+    await inboxA.handleOnce('pruned.consumer', old, async () => undefined);
+    await inboxA.handleOnce('pruned.consumer', recent, async () => undefined);
+    await replicaA.query(
+      `UPDATE "${SCHEMA}"."inbox" SET processed_at = now() - interval '31 days' WHERE event_id = $1`,
+      [old.id],
+    );
+
+    const relay = new OutboxRelay(
+      replicaA,
+      new InProcessBus(),
+      messagingOptions({ relay: { cleanupEveryMs: 50, inboxRetentionMs: 30 * 24 * 3_600_000 } }),
+    );
+    relay.start();
+    try {
+      await waitFor(
+        'the old inbox mark to be pruned',
+        async () => !(await inboxA.hasHandled('pruned.consumer', old.id)),
+      );
+    } finally {
+      await relay.stop();
+    }
+    expect(await inboxA.hasHandled('pruned.consumer', recent.id)).toBe(true);
   });
 });

@@ -52,6 +52,8 @@ export class OutboxRelay {
   private readonly publishTimeoutMs: number | undefined;
   private readonly retentionMs: number;
   private readonly cleanupEveryMs: number;
+  private readonly inboxRetentionMs: number;
+  private readonly inboxTable: string;
   private readonly sleeper = new WakeableSleep();
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
@@ -77,6 +79,8 @@ export class OutboxRelay {
     this.publishTimeoutMs = relay.publishTimeoutMs;
     this.retentionMs = relay.retentionMs ?? 7 * 24 * 3_600_000;
     this.cleanupEveryMs = relay.cleanupEveryMs ?? 600_000;
+    this.inboxRetentionMs = relay.inboxRetentionMs ?? 30 * 24 * 3_600_000;
+    this.inboxTable = qualifiedTable(options.schema, 'inbox');
   }
 
   start(): void {
@@ -274,6 +278,15 @@ export class OutboxRelay {
          WHERE published_at < now() - $1 * interval '1 millisecond'
          LIMIT 10000)`,
       [this.retentionMs],
+    );
+    // The relay is the service's one housekeeping loop: it also bounds the inbox, which
+    // otherwise grows by one row per consumed event forever.
+    await this.dataSource.query(
+      `DELETE FROM ${this.inboxTable} WHERE (consumer, event_id) IN (
+         SELECT consumer, event_id FROM ${this.inboxTable}
+         WHERE processed_at < now() - $1 * interval '1 millisecond'
+         LIMIT 10000)`,
+      [this.inboxRetentionMs],
     );
   }
 

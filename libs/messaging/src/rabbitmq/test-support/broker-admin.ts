@@ -35,8 +35,10 @@ export class BrokerAdmin {
   async get(queue: string): Promise<GetMessage | undefined> {
     const channel = await this.connection.createChannel();
     try {
-      const message = await channel.get(queue, { noAck: true });
-      return message === false ? undefined : message;
+      const message = await channel.get(queue, { noAck: false });
+      if (message === false) return undefined;
+      channel.ack(message);
+      return message;
     } finally {
       await channel.close();
     }

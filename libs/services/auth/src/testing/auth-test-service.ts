@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { InProcessBus } from '@comanda/messaging';
 import { startService, type RunningService } from '@comanda/runtime';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import { authService } from '../auth.service-definition';
 
+/** Made per test run, like every real secret: nothing to find in the repository. */
 export const TEST_ADMIN = {
   clientId: 'test-admin',
-  clientSecret: 'admin-secret-admin-secret-admin-secret-1234',
+  clientSecret: randomBytes(32).toString('base64url'),
 };
 
 export interface AuthTestService {
