@@ -171,6 +171,19 @@ describe('startService', () => {
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/notes', '/notes/slow']));
   });
 
+  it('serves Prometheus metrics: request durations by route, outbox backlog, overdue timers', async () => {
+    await fetch(`${service.url}/notes/slow`, { headers });
+    const response = await fetch(`${service.url}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{[^}]*route="\/notes\/slow"[^}]*status="200"[^}]*\} 1/,
+    );
+    expect(text).toMatch(/comanda_outbox_pending_events\{service="notes"\} \d+/);
+    expect(text).toMatch(/comanda_timers_overdue\{service="notes"\} 0/);
+    expect(text).toContain('process_cpu_seconds_total');
+  });
+
   it('refuses to start a service with a database but no bus', async () => {
     await expect(
       startService(notesService, { port: 0, databaseUrl: database.url, env: {} }),

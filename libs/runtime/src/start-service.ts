@@ -20,6 +20,7 @@ import { SecurityModule } from '@comanda/security';
 import { loadConfig } from './config/load-config';
 import { RuntimeConfig } from './config/runtime.config';
 import { HealthController } from './health/health.controller';
+import { serveMetrics } from './metrics/service-metrics';
 import {
   RUNTIME_ENV,
   SERVICE_NAME,
@@ -71,9 +72,10 @@ export async function startService(
     app.useLogger(app.get(PinoLogger));
     await configureHttpApp(app, {
       serviceName: definition.name,
-      versionExemptPaths: ['/openapi.json', ...(definition.versionExemptPaths ?? [])],
+      versionExemptPaths: ['/openapi.json', '/metrics', ...(definition.versionExemptPaths ?? [])],
     });
     serveOpenApi(app, definition.name);
+    serveMetrics(app, definition.name, dataSource, database?.schema);
     // A keep-alive connection would hold the close open until its idle timeout: once
     // shutdown begins, in-flight responses tell the client to close it.
     let shuttingDown = false;
