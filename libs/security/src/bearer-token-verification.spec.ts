@@ -106,7 +106,18 @@ describe('bearer token verification (passport-jwt against the issuer JWKS)', () 
     key = await signingKey('key-1');
     published = [key.publicJwk];
     jwksServer = createServer((request, response) => {
-      if (/^\/auth\/[a-z0-9-]+\/\.well-known\/jwks\.json$/.test(request.url ?? '')) {
+      const tenant = /^\/auth\/([a-z0-9-]+)\/\.well-known\/jwks\.json$/.exec(
+        request.url ?? '',
+      )?.[1];
+      if (tenant?.startsWith('unknown-')) {
+        // What the auth service answers for a tenant it does not have.
+        response.statusCode = 404;
+        response.setHeader('content-type', 'application/problem+json');
+        response.end(JSON.stringify({ status: 404, code: 'auth.tenant_not_found' }));
+      } else if (tenant?.startsWith('broken-')) {
+        response.statusCode = 500;
+        response.end();
+      } else if (tenant) {
         jwksFetches++;
         response.setHeader('content-type', 'application/json');
         response.end(JSON.stringify({ keys: published }));
@@ -226,6 +237,20 @@ describe('bearer token verification (passport-jwt against the issuer JWKS)', () 
   it('refuses a token signed by an unknown key', async () => {
     const stranger = await signingKey('stranger');
     await expectInvalidToken(await sign(stranger, claims('tenant-a')), /unknown/);
+  });
+
+  it('refuses a token naming a tenant the issuer does not know, as invalid_token rather than 503', async () => {
+    const response = await call('/configs', await sign(key, claims('unknown-tenant')));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_token".*tenant/);
+    expect(await response.json()).toMatchObject({ status: 401, code: 'auth.invalid_token' });
+  });
+
+  it('answers 503 with Retry-After when the issuer cannot serve its keys', async () => {
+    const response = await call('/configs', await sign(key, claims('broken-tenant')));
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toMatchObject({ status: 503, code: 'auth.keys_unavailable' });
   });
 
   it('refuses a token whose payload was altered after signing', async () => {

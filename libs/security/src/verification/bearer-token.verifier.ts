@@ -2,6 +2,7 @@ import { ProblemError } from '@comanda/http';
 import {
   decodeJwt,
   decodeProtectedHeader,
+  type JSONWebKeySet,
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from 'jose';
@@ -32,9 +33,13 @@ class TokenRejection extends Error {}
 /** The keys could not be fetched: the caller is not at fault. */
 class KeysUnavailable extends Error {}
 
+/** The issuer answered 404 for the token's `tid`: no such tenant, so the token is forged. */
+class UnknownTenant extends Error {}
+
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 const STRATEGY_NAME = 'comanda-bearer';
 const CLOCK_TOLERANCE_SECONDS = 5;
+const JWKS_TIMEOUT_MS = 5000;
 /** Per-tenant JWKS clients kept at most; beyond it the oldest is dropped (and refetches later). */
 const MAX_TENANT_CLIENTS = 1000;
 
@@ -131,9 +136,15 @@ export class BearerTokenVerifier {
         cache: true,
         rateLimit: true,
         jwksRequestsPerMinute: this.settings.jwksRequestsPerMinute,
-        timeout: 5000,
-        ...(source ? { fetcher: () => source.jwks(tenantId) } : {}),
+        // Our own fetch rather than jwks-rsa's, which reports every non-2xx alike: a 404
+        // (unknown tenant) is the caller's fault, an unreachable issuer is not.
+        fetcher: source ? () => source.jwks(tenantId) : fetchJwks,
         handleSigningKeyError: (error, cb) => {
+          if (error instanceof UnknownTenant) {
+            return cb(
+              new TokenRejection('the token names a tenant (tid) its issuer does not know'),
+            );
+          }
           if (error?.name === 'SigningKeyNotFoundError') {
             return cb(new TokenRejection('the signing key (kid) is unknown'));
           }
@@ -184,6 +195,22 @@ export class BearerTokenVerifier {
       tokenId: claims.jti,
     };
   }
+}
+
+async function fetchJwks(uri: string): Promise<JSONWebKeySet> {
+  const response = await fetch(uri, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(JWKS_TIMEOUT_MS),
+  });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    throw new UnknownTenant(`no key set at ${uri}`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`the key set at ${uri} answered ${response.status}`);
+  }
+  return (await response.json()) as JSONWebKeySet;
 }
 
 function bearerToken(request: IncomingRequest): string | null {
