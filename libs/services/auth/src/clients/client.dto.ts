@@ -6,6 +6,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -16,6 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PERMISSION_NAMES, TENANT_ID_PATTERN, type Permission } from '@comanda/security';
+import { SINGLE_LINE_TEXT, TEXT_WITHOUT_NUL } from '../text.patterns';
 import { MAX_GRACE_PERIOD_SECONDS } from './client.service';
 
 export class ContactsDto {
@@ -23,12 +25,14 @@ export class ContactsDto {
   @IsString()
   @MinLength(3)
   @MaxLength(320)
+  @Matches(SINGLE_LINE_TEXT, { message: 'contacts.primary must not contain control characters' })
   primary!: string;
 
   /** A different channel: the credentials file and its passphrase travel separately. */
   @IsString()
   @MinLength(3)
   @MaxLength(320)
+  @Matches(SINGLE_LINE_TEXT, { message: 'contacts.secondary must not contain control characters' })
   secondary!: string;
 }
 
@@ -36,6 +40,7 @@ export class CreateClientDto {
   @IsString()
   @MinLength(1)
   @MaxLength(200)
+  @Matches(SINGLE_LINE_TEXT, { message: 'name must not contain control characters' })
   name!: string;
 
   @IsArray()
@@ -58,6 +63,7 @@ export class CreateClientDto {
   @IsBoolean()
   personalData!: boolean;
 
+  @IsObject()
   @ValidateNested()
   @Type(() => ContactsDto)
   contacts!: ContactsDto;
@@ -65,6 +71,7 @@ export class CreateClientDto {
   @IsString()
   @MinLength(1)
   @MaxLength(2000)
+  @Matches(TEXT_WITHOUT_NUL, { message: 'useCase must not contain a NUL character' })
   useCase!: string;
 
   /** Hand the credentials out as an encrypted file plus a passphrase, not in clear. */

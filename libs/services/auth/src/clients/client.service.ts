@@ -102,6 +102,7 @@ export class ClientService {
   }
 
   async get(clientId: string): Promise<ApiClient> {
+    assertPossibleClientId(clientId);
     const client = await this.dataSource.getRepository(ApiClient).findOneBy({ clientId });
     if (!client) throw new ClientNotFoundError(clientId);
     return client;
@@ -131,6 +132,7 @@ export class ClientService {
   }
 
   async revoke(clientId: string): Promise<ApiClient> {
+    assertPossibleClientId(clientId);
     return this.dataSource.transaction(async (manager) => {
       const client = await manager
         .getRepository(ApiClient)
@@ -219,6 +221,7 @@ export class ClientService {
   }
 
   private async lockActive(manager: EntityManager, clientId: string): Promise<ApiClient> {
+    assertPossibleClientId(clientId);
     const client = await manager
       .getRepository(ApiClient)
       .findOne({ where: { clientId }, lock: { mode: 'pessimistic_write' } });
@@ -250,6 +253,15 @@ export class ClientService {
       })
       .execute();
   }
+}
+
+/**
+ * A client id from a path that could not be stored (a control character; Postgres refuses a
+ * NUL with an error of its own) names no client.
+ */
+function assertPossibleClientId(clientId: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(clientId)) throw new ClientNotFoundError(clientId);
 }
 
 /** `platform:admin` belongs to clients of the platform tenant only, and only to them. */

@@ -1,5 +1,6 @@
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { TENANT_ID_PATTERN } from '@comanda/security';
+import { SINGLE_LINE_TEXT } from '../text.patterns';
 
 export class CreateTenantDto {
   /** Slug: lower-case letters, digits and dashes. */
@@ -11,6 +12,7 @@ export class CreateTenantDto {
   @IsString()
   @MinLength(1)
   @MaxLength(200)
+  @Matches(SINGLE_LINE_TEXT, { message: 'name must not contain control characters' })
   name!: string;
 
   /** The tenant's own token host, without scheme or path. */

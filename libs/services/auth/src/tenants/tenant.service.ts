@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { TENANT_ID_PATTERN } from '@comanda/security';
 import {
   IssuerHostTakenError,
   TenantAlreadyExistsError,
@@ -44,6 +45,8 @@ export class TenantService {
   }
 
   async get(id: string): Promise<Tenant> {
+    // A path segment that is no tenant id (a NUL would even fail the query) names no tenant.
+    if (!TENANT_ID_PATTERN.test(id)) throw new TenantNotFoundError(id);
     const tenant = await this.dataSource.getRepository(Tenant).findOneBy({ id });
     if (!tenant) throw new TenantNotFoundError(id);
     return tenant;

@@ -87,4 +87,40 @@ describe('token endpoint of the auth service', () => {
       (await fetch(`${auth.url}/admin/permissions`, { headers: { 'x-api-version': '0' } })).status,
     ).toBe(401);
   });
+
+  it('answers a client_id or secret carrying control characters with invalid_request, not 500', async () => {
+    const response = await token(
+      'platform',
+      form({ grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request', status: 400 });
+
+    const basic = Buffer.from('admin:s\u0000').toString('base64');
+    const viaBasic = await token('platform', form({ grant_type: 'client_credentials' }), {
+      ...FORM,
+      authorization: `Basic ${basic}`,
+    });
+    expect(viaBasic.status).toBe(401);
+    expect(viaBasic.headers.get('www-authenticate')).toBe('Basic realm="comanda"');
+    expect(await viaBasic.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('answers 404 for a tenant path that is no tenant id, on the token and key endpoints', async () => {
+    const tokenResponse = await token(
+      '%00',
+      form({
+        grant_type: 'client_credentials',
+        client_id: TEST_ADMIN.clientId,
+        client_secret: TEST_ADMIN.clientSecret,
+      }),
+    );
+    expect(tokenResponse.status).toBe(404);
+    expect(await tokenResponse.json()).toMatchObject({ code: 'auth.tenant_not_found' });
+    for (const path of ['jwks.json', 'openid-configuration']) {
+      const response = await fetch(`${auth.url}/auth/%00/.well-known/${path}`);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+    }
+  });
 });

@@ -52,6 +52,12 @@ export function parseTokenRequest(
   }
   const clientId = basic?.clientId ?? formId;
   const clientSecret = basic?.clientSecret ?? formSecret;
+  if (!basic && [clientId, clientSecret].some(hasControlCharacter)) {
+    throw new OAuthError(
+      'invalid_request',
+      'client_id and client_secret must not contain control characters.',
+    );
+  }
   if (!clientId || !clientSecret) {
     throw new OAuthError(
       'invalid_client',
@@ -85,15 +91,29 @@ function parseBasic(
   const colon = decoded.indexOf(':');
   if (colon < 0)
     throw new OAuthError('invalid_client', 'Malformed Basic credentials.', { basicAuthUsed: true });
+  let credentials: { clientId: string; clientSecret: string };
   try {
     // RFC 6749 §2.3.1: both parts are form-encoded before they are joined.
-    return {
+    credentials = {
       clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
       clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
     };
   } catch {
     throw new OAuthError('invalid_client', 'Malformed Basic credentials.', { basicAuthUsed: true });
   }
+  if (hasControlCharacter(credentials.clientId) || hasControlCharacter(credentials.clientSecret)) {
+    throw new OAuthError('invalid_client', 'Malformed Basic credentials.', { basicAuthUsed: true });
+  }
+  return credentials;
+}
+
+/**
+ * RFC 6749 Appendix A: client ids and secrets are printable (VSCHAR). Control characters are
+ * refused before anything reaches the database, which rejects a NUL with an error of its own.
+ */
+function hasControlCharacter(value: string | undefined): boolean {
+  // eslint-disable-next-line no-control-regex
+  return value !== undefined && /[\u0000-\u001f\u007f]/.test(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

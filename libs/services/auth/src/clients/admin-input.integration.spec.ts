@@ -1,0 +1,98 @@
+import {
+  startAuthTestService,
+  TEST_ADMIN,
+  type AuthTestService,
+} from '../testing/auth-test-service';
+
+const VALID_CLIENT = {
+  name: 'POS integration',
+  tenantIds: ['tenant-a'],
+  environment: 'test',
+  permissions: ['configs:read'],
+  personalData: false,
+  contacts: { primary: 'ops@example.com', secondary: '+49 30 1234567' },
+  useCase: 'Reads the store configuration.',
+};
+
+describe('admin API input validation', () => {
+  let auth: AuthTestService;
+  let adminToken: string;
+
+  beforeAll(async () => {
+    auth = await startAuthTestService('auth_admin_input');
+    const issued = await fetch(`${auth.url}/auth/platform/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: TEST_ADMIN.clientId,
+        client_secret: TEST_ADMIN.clientSecret,
+      }).toString(),
+    });
+    adminToken = ((await issued.json()) as { access_token: string }).access_token;
+    expect((await admin('POST', '/admin/tenants', { id: 'tenant-a', name: 'A' })).status).toBe(201);
+  });
+  afterAll(() => auth?.close());
+
+  function admin(method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(`${auth.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        'x-api-version': '0',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  }
+
+  async function expectInvalid(response: Response, path: string): Promise<void> {
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { code: string; errors: Array<{ path: string }> };
+    expect(problem.code).toBe('request.invalid');
+    expect(problem.errors.map((error) => error.path)).toContain(path);
+  }
+
+  it('answers a client without contacts with 400 naming the field, not 500', async () => {
+    const withoutContacts: Partial<typeof VALID_CLIENT> = { ...VALID_CLIENT };
+    delete withoutContacts.contacts;
+    await expectInvalid(await admin('POST', '/admin/clients', withoutContacts), 'contacts');
+  });
+
+  it('answers text fields carrying a NUL character with 400, not 500', async () => {
+    await expectInvalid(
+      await admin('POST', '/admin/clients', { ...VALID_CLIENT, name: 'a\u0000b' }),
+      'name',
+    );
+    await expectInvalid(
+      await admin('POST', '/admin/clients', { ...VALID_CLIENT, useCase: 'a\u0000b' }),
+      'useCase',
+    );
+    await expectInvalid(
+      await admin('POST', '/admin/clients', {
+        ...VALID_CLIENT,
+        contacts: { primary: 'ops@example.com', secondary: 'x\u0000y' },
+      }),
+      'contacts.secondary',
+    );
+    await expectInvalid(
+      await admin('POST', '/admin/tenants', { id: 'tenant-b', name: 'B\u0000' }),
+      'name',
+    );
+    expect((await admin('POST', '/admin/clients', VALID_CLIENT)).status).toBe(201);
+  });
+
+  it('answers 404 for a client id that cannot exist, on every client route', async () => {
+    const id = '%00';
+    for (const [method, path, body] of [
+      ['GET', `/admin/clients/${id}`, undefined],
+      ['POST', `/admin/clients/${id}/permissions`, { permissions: ['configs:read'] }],
+      ['POST', `/admin/clients/${id}/secret`, {}],
+      ['DELETE', `/admin/clients/${id}`, undefined],
+    ] as const) {
+      const response = await admin(method, path, body);
+      expect({ method, path, status: response.status }).toEqual({ method, path, status: 404 });
+      expect(await response.json()).toMatchObject({ code: 'auth.client_not_found' });
+    }
+  });
+});
