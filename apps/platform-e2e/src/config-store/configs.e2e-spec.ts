@@ -284,6 +284,39 @@ describe('config store: configs through the gateway', () => {
     ]);
   });
 
+  it('refuses with 400, saving nothing, text PostgreSQL cannot store (NUL, a lone surrogate) and values nested too deep', async () => {
+    const entity = freshEntity('odd-text');
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 1500; level += 1) deep = [deep];
+    for (const [body, path] of [
+      [{ id: 'nul', values: { note: 'a\u0000b' } }, 'values.note'],
+      [{ id: 'nul', values: { 'k\u0000': 1 } }, 'values'],
+      [{ id: 'a\u0000b' }, 'id'],
+      [{ id: 'lone', values: { note: 'x\ud800y' } }, 'values.note'],
+      [
+        { id: 'ref', extensionReferences: [{ publisher: 'p', dataId: 'd\u0000', version: '1' }] },
+        'extensionReferences[0].dataId',
+      ],
+      [{ id: 'deep', values: { deep } }, 'values.deep'],
+    ] as const) {
+      for (const path_ of [configs(entity), `${configs(entity)}/dry-run`]) {
+        const refused = await alice.call('POST', path_, { body });
+        expect(refused.status).toBe(400);
+        expect(refused.headers.get('content-type')).toContain('application/problem+json');
+        expect(refused.body).toMatchObject({
+          code: 'request.invalid',
+          errors: [expect.objectContaining({ path: expect.stringContaining(path) })],
+        });
+      }
+    }
+    expect((await alice.call('GET', `${configs(entity)}?include_deleted=true`)).status).toBe(404);
+    const unicode = await alice.call<ConfigOutput>('POST', configs(entity), {
+      body: { id: 'ünï', values: { pizza: '🍕', zwj: '👩‍🍳' } },
+    });
+    expect(unicode.status).toBe(200);
+    expect(unicode.body.values).toEqual({ pizza: '🍕', zwj: '👩‍🍳' });
+  });
+
   it('needs configs:read to read and configs:write to save', async () => {
     const reader = await integrator(platform, 'tenant-configs-a', ['configs:read']);
     const entity = freshEntity('perm');

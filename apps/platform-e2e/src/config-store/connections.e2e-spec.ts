@@ -127,6 +127,9 @@ describe('config store: connections through the gateway', () => {
       'limit=ten',
       'created_at_offset=yesterday',
       'created_at_offset=2025-01-01',
+      'created_at_offset=2025-02-30T00:00:00Z',
+      'created_at_offset=2025-01-01T24:00:00Z',
+      'entity_id=a%00b',
     ]) {
       const response = await alice.call('GET', `${connections(entity)}?${query}`);
       expect(response.status).toBe(400);
@@ -217,6 +220,24 @@ describe('config store: connections through the gateway', () => {
     expect(
       (await alice.call('DELETE', `${connections(entity)}/gone?entity_type=Schema`)).status,
     ).toBe(404);
+  });
+
+  it('answers 400, never 500, for a connection id with a NUL character, in the body or the path', async () => {
+    const entity = freshEntity('nul');
+    const created = await alice.call('POST', connections(entity), {
+      body: { id: 'a\u0000b', entityType: 'Type' },
+    });
+    expect(created.status).toBe(400);
+    expect(created.body).toMatchObject({ code: 'request.invalid', errors: [{ path: 'id' }] });
+    for (const method of ['GET', 'DELETE']) {
+      const response = await alice.call(method, `${connections(entity)}/a%00b`);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'request.invalid' });
+    }
+    const updated = await alice.call('PUT', `${connections(entity)}/a%00b`, {
+      body: { id: 'a', entityType: 'Type' },
+    });
+    expect(updated.status).toBe(400);
   });
 
   it('needs connections:write to create and connections:read to list', async () => {

@@ -247,6 +247,29 @@ describe('config store: extensions through the gateway', () => {
     expect((await bob.call('DELETE', `${extensions(entity)}/${id}`)).status).toBe(409);
   });
 
+  it('answers 400, never 500, for an extension id or reference with a NUL character', async () => {
+    const entity = freshEntity('nul');
+    const published = await alice.call('POST', extensions(entity), {
+      body: { id: 'x\u0000', version: '1.0.0', availability: 'Public' },
+    });
+    expect(published.status).toBe(400);
+    expect(published.body).toMatchObject({ code: 'request.invalid', errors: [{ path: 'id' }] });
+    for (const method of ['GET', 'DELETE']) {
+      const response = await alice.call(method, `${extensions(entity)}/x%00`);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'request.invalid' });
+    }
+    const updated = await alice.call('PUT', `${extensions(entity)}/x%00`, {
+      body: { id: 'x\u0000', version: '1.0.0', availability: 'Public' },
+    });
+    expect(updated.status).toBe(400);
+    const list = await alice.call<ExtensionSummaryOutput[]>(
+      'GET',
+      `${extensions(entity)}?include_deleted=true&include_private=true`,
+    );
+    expect(list.body).toEqual([]);
+  });
+
   it('needs extensions:read to list and extensions:write to publish', async () => {
     const reader = await integrator(platform, 'tenant-extensions-a', ['extensions:read']);
     const entity = freshEntity('perm');

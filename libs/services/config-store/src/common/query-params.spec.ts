@@ -41,11 +41,18 @@ describe('request parameters of the configuration group', () => {
     expect(
       parseTimestampParam('created_at_offset', '2025-03-01T10:00:00.123456+01:00')?.toISOString(),
     ).toBe('2025-03-01T09:00:00.123Z');
+    expect(parseTimestampParam('created_at_offset', '2024-02-29T23:59:59Z')?.toISOString()).toBe(
+      '2024-02-29T23:59:59.000Z',
+    );
     for (const value of [
       '2025-03-01',
       'yesterday',
       '2025-03-01 10:00:00Z',
       '2025-13-01T00:00:00Z',
+      '2025-02-30T00:00:00Z',
+      '2025-02-29T00:00:00Z',
+      '2025-01-01T24:00:00Z',
+      '2025-01-01T10:00:00+24:00',
     ]) {
       expect(() => parseTimestampParam('created_at_offset', value)).toThrow(
         expect.objectContaining({ status: 400 }),

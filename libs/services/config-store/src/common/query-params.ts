@@ -4,7 +4,28 @@ export const INT32_MAX = 2_147_483_647;
 const INT32_MIN = -2_147_483_648;
 const INTEGER = /^-?\d+$/;
 // RFC 3339 date-time: full date, "T", full time with optional fraction, "Z" or an offset.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Date.parse rolls impossible fields over (February 30 becomes March 2, 24:00 the next
+ * day), which would move a page cursor silently: every field must name a real instant.
+ */
+function isCalendarValid(match: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  date.setUTCFullYear(year);
+  const offsetValid = match[9] === undefined || (Number(match[9]) <= 23 && Number(match[10]) <= 59);
+  return (
+    offsetValid &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
+}
 
 /** Query booleans are the words `true` and `false`; anything else is a client mistake. */
 export function parseBooleanParam(
@@ -41,7 +62,8 @@ export function parseBoundedInt(
 
 export function parseTimestampParam(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
-  const time = RFC3339.test(value) ? Date.parse(value) : Number.NaN;
+  const match = RFC3339.exec(value);
+  const time = match && isCalendarValid(match) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) throw invalidParameter(name, 'must be an RFC 3339 date-time');
   return new Date(time);
 }

@@ -1,12 +1,14 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { parseBooleanParam } from '../common/query-params';
 import { ConfigValuesService, type ConfigValuesOutput } from './config-values.service';
 
 @ApiTags('configs')
 @Controller('entities/:entity/values')
+@UseInterceptors(StorableInputInterceptor)
 export class ConfigValuesController {
   constructor(private readonly values: ConfigValuesService) {}
 

@@ -10,11 +10,13 @@ import {
   Put,
   Query,
   Res,
+  UseInterceptors,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { entityTag } from '../common/etag';
 import { INT32_MAX, parseBooleanParam, parseBoundedInt, parseInt32 } from '../common/query-params';
 import { ConfigInputDto } from './config-input.dto';
@@ -28,6 +30,7 @@ function withETag(reply: FastifyReply, result: ConfigResult): ConfigOutput {
 
 @ApiTags('configs')
 @Controller('entities/:entity/configs')
+@UseInterceptors(StorableInputInterceptor)
 export class ConfigsController {
   constructor(private readonly configs: ConfigService) {}
 

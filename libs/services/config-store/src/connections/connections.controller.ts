@@ -1,7 +1,19 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
 import { parseEntityTypeParam } from './connection-entity-type.param';
@@ -11,6 +23,7 @@ import { ConnectionService } from './connection.service';
 
 @ApiTags('connections')
 @Controller('entities/:entity/connections')
+@UseInterceptors(StorableInputInterceptor)
 export class ConnectionsController {
   constructor(private readonly connections: ConnectionService) {}
 

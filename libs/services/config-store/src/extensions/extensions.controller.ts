@@ -10,11 +10,13 @@ import {
   Put,
   Query,
   Res,
+  UseInterceptors,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { entityTag } from '../common/etag';
 import { parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
@@ -29,6 +31,7 @@ function withETag(reply: FastifyReply, result: ExtensionResult): ExtensionOutput
 
 @ApiTags('extensions')
 @Controller('entities/:entity/extensions')
+@UseInterceptors(StorableInputInterceptor)
 export class ExtensionsController {
   constructor(private readonly extensions: ExtensionService) {}
 

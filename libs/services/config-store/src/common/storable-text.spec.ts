@@ -1,0 +1,46 @@
+import { MAX_JSON_DEPTH, unstorableText } from './storable-text';
+
+describe('text the database cannot store', () => {
+  it('accepts ordinary unicode, emoji (surrogate pairs) and non-string values', () => {
+    expect(
+      unstorableText({
+        id: 'ünï',
+        values: { pizza: '🍕', n: 1, on: true, none: null, list: ['a'] },
+      }),
+    ).toEqual([]);
+  });
+
+  it('names each string or member name holding a NUL character or a lone surrogate', () => {
+    expect(
+      unstorableText({
+        id: 'a\u0000',
+        values: { 'k\u0000': 1, note: 'x\ud800', tail: 'y\udc00' },
+        refs: [{ dataId: 'd\u0000' }],
+      }),
+    ).toEqual([
+      { path: 'id', message: expect.stringContaining('NUL') },
+      { path: 'values', message: expect.stringContaining('member names') },
+      { path: 'values.note', message: expect.stringContaining('lone surrogate') },
+      { path: 'values.tail', message: expect.stringContaining('lone surrogate') },
+      { path: 'refs[0].dataId', message: expect.stringContaining('NUL') },
+    ]);
+  });
+
+  it('walks objects without Object.prototype, as Fastify builds params and query', () => {
+    const nullPrototype = Object.create(null) as object;
+    const params = Object.assign(Object.create(nullPrototype) as object, { id: 'a\u0000b' });
+    expect(unstorableText(params)).toEqual([{ path: 'id', message: expect.any(String) }]);
+    expect(unstorableText(Buffer.from('a\u0000b'))).toEqual([]);
+  });
+
+  it(`refuses nesting deeper than ${MAX_JSON_DEPTH} levels without walking further`, () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    expect(unstorableText({ values: { deep } })).toEqual([
+      { path: expect.stringMatching(/^values\.deep(\[0\])+$/), message: expect.any(String) },
+    ]);
+    let fits: unknown = 'leaf';
+    for (let level = 0; level < MAX_JSON_DEPTH - 2; level += 1) fits = [fits];
+    expect(unstorableText({ values: fits })).toEqual([]);
+  });
+});
