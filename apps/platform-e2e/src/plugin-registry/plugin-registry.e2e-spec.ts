@@ -281,6 +281,61 @@ describe('plugin registry through the gateway', () => {
     expect(listed.json.items.map((item) => item.version)).toEqual(['1.0.0']);
   });
 
+  it('refuses manifests and configs with text PostgreSQL cannot store, or nested too deep, with 400 and keeps the earlier state', async () => {
+    const name = freshPlugin('odd-text');
+    await alice.uploadCode(name, '1.0.0', pluginCode('a'));
+    const good = manifestFor('1.0.0', [{ name: 'title', type: 'string', required: false }]);
+    expect((await alice.uploadManifest(name, good)).status).toBe(201);
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 1500; level += 1) deep = [deep];
+    for (const [manifest, path] of [
+      [{ ...good, description: 'a\u0000b' }, 'description'],
+      [
+        manifestFor('1.0.0', [{ name: 't\u0000', type: 'string', required: false }]),
+        'parameters[0].name',
+      ],
+      [
+        manifestFor('1.0.0', [{ name: 't', type: 'string', required: false, default: 'x\ud800' }]),
+        'parameters[0].default',
+      ],
+      [
+        manifestFor('1.0.0', [{ name: 't', type: 'array', required: false, default: deep }]),
+        'parameters[0].default',
+      ],
+    ] as const) {
+      const refused = await alice.uploadManifest(name, manifest);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({
+        code: 'request.invalid',
+        errors: [expect.objectContaining({ path: expect.stringContaining(path) })],
+      });
+    }
+    const served = await alice.call('GET', `/frontend/plugins/${name}/versions/1.0.0/manifest`);
+    expect(served.json).toEqual(good);
+
+    const created = await alice.call('POST', '/frontend/plugins/configs', {
+      body: { name, version: '1.0.0', config: { title: 'ok' } },
+    });
+    expect(created.status).toBe(201);
+    for (const body of [
+      { name, version: '1.0.0', config: { title: 'a\u0000' } },
+      { name, version: '1.0.0', config: { title: 'ok' }, 'note\u0000': 1 },
+      { name, version: '1.0.0', config: { title: 'ok', extra: deep } },
+    ]) {
+      expect((await alice.call('POST', '/frontend/plugins/configs', { body })).status).toBe(400);
+      const put = await alice.call('PUT', `/frontend/plugins/${created.json.id as string}/config`, {
+        body,
+      });
+      expect(put.status).toBe(400);
+      expect(put.json).toMatchObject({ code: 'request.invalid' });
+    }
+    const listed = await alice.call<{ items: unknown[] }>(
+      'GET',
+      `/frontend/plugins/configs?name=${name}`,
+    );
+    expect(listed.json.items).toEqual([expect.objectContaining({ config: { title: 'ok' } })]);
+  });
+
   it("tenant B can neither see nor load nor change tenant A's plugin", async () => {
     const name = freshPlugin('private');
     await alice.uploadCode(name, '1.0.0', pluginCode('secret'));

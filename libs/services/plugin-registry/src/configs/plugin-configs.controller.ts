@@ -1,12 +1,24 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
+import { StorableInputInterceptor } from '../http/storable-input.interceptor';
 import { PluginConfigListQueryDto } from './plugin-config-list.query';
 import { parsePluginConfigBody } from './plugin-config-body';
 import { PluginConfigService, type PluginConfigView } from './plugin-config.service';
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
+@UseInterceptors(StorableInputInterceptor)
 export class PluginConfigsController {
   constructor(private readonly configs: PluginConfigService) {}
 

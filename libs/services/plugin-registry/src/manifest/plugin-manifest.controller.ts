@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
+import { StorableInputInterceptor } from '../http/storable-input.interceptor';
 import { PluginVersionParamsDto } from '../code/plugin-version.params';
 import { manifestUrl } from '../plugin-urls';
 import type { PluginManifest } from './manifest-parameter';
@@ -10,6 +11,7 @@ import { PluginManifestService } from './plugin-manifest.service';
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
+@UseInterceptors(StorableInputInterceptor)
 export class PluginManifestController {
   constructor(private readonly manifests: PluginManifestService) {}
 

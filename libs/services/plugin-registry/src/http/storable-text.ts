@@ -1,0 +1,59 @@
+import type { ProblemFieldError } from '@comanda/http';
+
+/**
+ * Deepest nesting of a request body. Deeper JSON overflows the stack of the validation
+ * pipe's class-transformer walk (a 500), and no manifest or plugin config needs it.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+// A UTF-16 surrogate without its partner: JSON can carry one as `\ud800`, UTF-8 cannot.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function textProblem(text: string): string | undefined {
+  // PostgreSQL text and jsonb cannot hold U+0000; the driver would answer with an error.
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (it has a lone surrogate)';
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  // Fastify's params and query objects descend from a null-prototype object, not Object.
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  return (
+    prototype === Object.prototype ||
+    prototype === null ||
+    Object.getPrototypeOf(prototype) === null
+  );
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/**
+ * Every string (values and member names) of parsed JSON or request parameters that the
+ * database cannot store, and any nesting deeper than `MAX_JSON_DEPTH`: checked before
+ * anything else reads the input, so such input is a 400 rather than a 500.
+ */
+export function unstorableText(value: unknown, path = '', depth = 0): ProblemFieldError[] {
+  if (typeof value === 'string') {
+    const message = textProblem(value);
+    return message ? [{ path, message }] : [];
+  }
+  const isArray = Array.isArray(value);
+  if (!isArray && !isPlainObject(value)) return [];
+  if (depth >= MAX_JSON_DEPTH) {
+    return [{ path, message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }];
+  }
+  if (isArray) {
+    return value.flatMap((item, index) => unstorableText(item, `${path}[${index}]`, depth + 1));
+  }
+  return Object.entries(value).flatMap(([key, item]) => {
+    const keyMessage = textProblem(key);
+    const keyErrors = keyMessage
+      ? [{ path: path || key, message: `member names ${keyMessage}` }]
+      : [];
+    return [...keyErrors, ...unstorableText(item, join(path, key), depth + 1)];
+  });
+}
