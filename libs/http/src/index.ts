@@ -17,3 +17,5 @@ export {
   ApiVersionUnsupportedError,
 } from './api-version/api-version.errors';
 export { REQUEST_ID_HEADER } from './request/request-id';
+export { StorableInputInterceptor } from './storable/storable-input.interceptor';
+export { MAX_JSON_DEPTH, unstorableText } from './storable/storable-text';

@@ -1,8 +1,8 @@
+import { StorableInputInterceptor } from '@comanda/http';
 import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
-import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { parseBooleanParam } from '../common/query-params';
 import { ConfigValuesService, type ConfigValuesOutput } from './config-values.service';
 

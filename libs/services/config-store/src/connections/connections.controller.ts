@@ -1,3 +1,4 @@
+import { StorableInputInterceptor } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -13,7 +14,6 @@ import {
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
-import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
 import { parseEntityTypeParam } from './connection-entity-type.param';

@@ -1,3 +1,4 @@
+import { StorableInputInterceptor } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -16,7 +17,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
-import { StorableInputInterceptor } from '../common/storable-input.interceptor';
 import { entityTag } from '../common/etag';
 import { parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';

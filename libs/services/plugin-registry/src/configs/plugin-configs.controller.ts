@@ -1,3 +1,4 @@
+import { StorableInputInterceptor } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -11,7 +12,6 @@ import {
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
-import { StorableInputInterceptor } from '../http/storable-input.interceptor';
 import { PluginConfigListQueryDto } from './plugin-config-list.query';
 import { parsePluginConfigBody } from './plugin-config-body';
 import { PluginConfigService, type PluginConfigView } from './plugin-config.service';

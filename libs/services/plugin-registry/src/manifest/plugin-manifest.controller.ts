@@ -1,8 +1,8 @@
+import { StorableInputInterceptor } from '@comanda/http';
 import { Body, Controller, Get, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
-import { StorableInputInterceptor } from '../http/storable-input.interceptor';
 import { PluginVersionParamsDto } from '../code/plugin-version.params';
 import { manifestUrl } from '../plugin-urls';
 import type { PluginManifest } from './manifest-parameter';

@@ -1,8 +1,8 @@
-import type { ProblemFieldError } from '@comanda/http';
+import type { ProblemFieldError } from '../problem/problem-details';
 
 /**
  * Deepest nesting of a request body. Deeper JSON overflows the stack of the validation
- * pipe's class-transformer walk (a 500), and no manifest or plugin config needs it.
+ * pipe's class-transformer walk (a 500), and no stored document needs it.
  */
 export const MAX_JSON_DEPTH = 64;
 

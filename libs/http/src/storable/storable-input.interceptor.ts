@@ -4,7 +4,7 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { RequestValidationError } from '@comanda/http';
+import { RequestValidationError } from '../validation/request-validation.error';
 import type { FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
 import { unstorableText } from './storable-text';
@@ -12,6 +12,9 @@ import { unstorableText } from './storable-text';
 /**
  * Refuses input the database cannot store before the validation pipe and the handler see
  * it. An interceptor because it runs ahead of every pipe, the global validation pipe too.
+ * Services attach it to the controllers whose input reaches PostgreSQL as text or jsonb
+ * (`@UseInterceptors(StorableInputInterceptor)`); the OAuth endpoints keep their own checks
+ * because RFC 6749 fixes the shape of their errors.
  */
 @Injectable()
 export class StorableInputInterceptor implements NestInterceptor {
