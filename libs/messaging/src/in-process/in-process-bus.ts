@@ -2,7 +2,6 @@ import { assertCloudEvent, type CloudEvent } from '@comanda/contracts';
 import { Logger } from '@nestjs/common';
 import type { BusLogger } from '../bus/bus-logger';
 import {
-  DEFAULT_RETRY_POLICY,
   type DeliveredMessage,
   type MessageBus,
   type MessageHeaders,
@@ -10,8 +9,9 @@ import {
   type Subscription,
   type SubscriptionHandle,
 } from '../bus/message-bus';
-import { BusClosedError, InvalidSubscriptionError } from '../bus/messaging.errors';
-import { assertRetryPolicy, describeError, retryDelayAfter } from '../bus/retry-schedule';
+import { BusClosedError } from '../bus/messaging.errors';
+import { describeError, retryDelayAfter } from '../bus/retry-schedule';
+import { subscriptionSettings } from '../bus/subscription-settings';
 
 /** A message that exhausted its retries, kept for inspection. */
 export interface DeadLetter {
@@ -105,17 +105,7 @@ export class InProcessBus implements MessageBus {
 
   async subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
     if (this.closed) throw new BusClosedError();
-    if (!subscription.queue)
-      throw new InvalidSubscriptionError('a subscription needs a queue name');
-    if (subscription.eventTypes.length === 0) {
-      throw new InvalidSubscriptionError(`queue ${subscription.queue} is bound to no event type`);
-    }
-    const retry = subscription.retry ?? DEFAULT_RETRY_POLICY;
-    assertRetryPolicy(retry);
-    const prefetch = subscription.prefetch ?? this.defaultPrefetch;
-    if (!Number.isInteger(prefetch) || prefetch < 1) {
-      throw new InvalidSubscriptionError(`prefetch must be a positive integer, got ${prefetch}`);
-    }
+    const { retry, prefetch } = subscriptionSettings(subscription, this.defaultPrefetch);
     const queue = this.queueNamed(subscription.queue);
     for (const eventType of subscription.eventTypes) queue.eventTypes.add(eventType);
     const consumer: Consumer = {

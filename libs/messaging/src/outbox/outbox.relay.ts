@@ -14,7 +14,7 @@ import {
   type MessagingOptions,
 } from '../messaging.options';
 import { outboxChannel } from './outbox-channel';
-import { WakeableSleep } from './wakeable-sleep';
+import { PollingLoop } from '../polling/polling-loop';
 
 interface ClaimedRow {
   position: string;
@@ -54,12 +54,9 @@ export class OutboxRelay {
   private readonly cleanupEveryMs: number;
   private readonly inboxRetentionMs: number;
   private readonly inboxTable: string;
-  private readonly sleeper = new WakeableSleep();
-  private running = false;
-  private loopDone: Promise<void> = Promise.resolve();
+  private readonly loop: PollingLoop;
   private listener?: Client;
   private listenerFailures = 0;
-  private lastRunOk = true;
   private nextCleanupAt = 0;
 
   constructor(
@@ -81,20 +78,21 @@ export class OutboxRelay {
     this.cleanupEveryMs = relay.cleanupEveryMs ?? 600_000;
     this.inboxRetentionMs = relay.inboxRetentionMs ?? 30 * 24 * 3_600_000;
     this.inboxTable = qualifiedTable(options.schema, 'inbox');
+    this.loop = new PollingLoop(
+      this.pollMs,
+      () => this.round(),
+      (error) =>
+        this.logger.error(`outbox relay of "${options.schema}" failed: ${describeError(error)}`),
+    );
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
   /** Stops polling and listening; the batch in progress is finished first. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.sleeper.wake();
-    await this.loopDone;
+    await this.loop.stop();
     await this.closeListener();
   }
 
@@ -110,7 +108,7 @@ export class OutboxRelay {
 
   /** Running, and its last round trip to the database worked. */
   isHealthy(): boolean {
-    return this.running && this.lastRunOk;
+    return this.loop.isHealthy();
   }
 
   /** Claims one batch and publishes it; exposed for drain and tests. */
@@ -141,22 +139,12 @@ export class OutboxRelay {
     return { claimed: rows.length, published };
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let claimed = 0;
-      try {
-        await this.ensureListening();
-        claimed = (await this.publishBatch()).claimed;
-        await this.cleanupIfDue();
-        this.lastRunOk = true;
-      } catch (error) {
-        this.lastRunOk = false;
-        this.logger.error(
-          `outbox relay of "${this.options.schema}" failed: ${describeError(error)}`,
-        );
-      }
-      if (claimed === 0 && this.running) await this.sleeper.sleep(this.pollMs);
-    }
+  /** One round of the loop: listen, publish a batch, tidy up; more is waiting when it claimed any. */
+  private async round(): Promise<boolean> {
+    await this.ensureListening();
+    const { claimed } = await this.publishBatch();
+    await this.cleanupIfDue();
+    return claimed > 0;
   }
 
   private async claim(): Promise<ClaimedRow[]> {
@@ -292,7 +280,7 @@ export class OutboxRelay {
 
   /** A dedicated connection (outside the pool) for LISTEN; reopened after it drops. */
   private async ensureListening(): Promise<void> {
-    if (this.listener || !this.running) return;
+    if (this.listener || !this.loop.isRunning) return;
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const client = new Client({
       ...pool.options,
@@ -302,13 +290,13 @@ export class OutboxRelay {
     const dropped = (reason: string) => {
       if (this.listener !== client) return;
       this.listener = undefined;
-      if (this.running)
+      if (this.loop.isRunning)
         this.logger.warn(`outbox listener of "${this.options.schema}" dropped: ${reason}`);
       // Loop again at once: re-listen, and publish whatever was committed meanwhile.
-      this.sleeper.wake();
+      this.loop.wake();
       void client.end().catch(() => undefined);
     };
-    client.on('notification', () => this.sleeper.wake());
+    client.on('notification', () => this.loop.wake());
     client.on('error', (error) => dropped(describeError(error)));
     client.on('end', () => dropped('connection ended'));
     try {

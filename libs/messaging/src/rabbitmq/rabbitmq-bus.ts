@@ -4,18 +4,14 @@ import { connect, type ChannelWrapper, type AmqpConnectionManager } from 'amqp-c
 import type { ConfirmChannel } from 'amqplib';
 import type { BusLogger } from '../bus/bus-logger';
 import {
-  DEFAULT_RETRY_POLICY,
   type MessageBus,
   type MessageHeaders,
   type Subscription,
   type SubscriptionHandle,
 } from '../bus/message-bus';
-import {
-  BusClosedError,
-  InvalidSubscriptionError,
-  PublishFailedError,
-} from '../bus/messaging.errors';
-import { assertRetryPolicy, describeError } from '../bus/retry-schedule';
+import { BusClosedError, PublishFailedError } from '../bus/messaging.errors';
+import { describeError } from '../bus/retry-schedule';
+import { subscriptionSettings } from '../bus/subscription-settings';
 import { CLOUDEVENTS_CONTENT_TYPE, toAmqpHeaders } from './amqp-headers';
 import { RabbitMqSubscription } from './rabbitmq-subscription';
 
@@ -124,17 +120,7 @@ export class RabbitMqBus implements MessageBus {
 
   async subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
     if (this.closed) throw new BusClosedError();
-    if (!subscription.queue)
-      throw new InvalidSubscriptionError('a subscription needs a queue name');
-    if (subscription.eventTypes.length === 0) {
-      throw new InvalidSubscriptionError(`queue ${subscription.queue} is bound to no event type`);
-    }
-    const retry = subscription.retry ?? DEFAULT_RETRY_POLICY;
-    assertRetryPolicy(retry);
-    const prefetch = subscription.prefetch ?? this.defaultPrefetch;
-    if (!Number.isInteger(prefetch) || prefetch < 1) {
-      throw new InvalidSubscriptionError(`prefetch must be a positive integer, got ${prefetch}`);
-    }
+    const { retry, prefetch } = subscriptionSettings(subscription, this.defaultPrefetch);
     const consumer = new RabbitMqSubscription({
       connection: this.connection,
       exchange: this.exchange,

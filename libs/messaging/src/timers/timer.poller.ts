@@ -5,7 +5,7 @@ import { runWithContext } from '@comanda/context';
 import { DataSource } from 'typeorm';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
-import { WakeableSleep } from '../outbox/wakeable-sleep';
+import { PollingLoop } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
@@ -38,16 +38,13 @@ export class TimerPoller {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly retentionMs: number;
-  private readonly sleeper = new WakeableSleep();
-  private running = false;
-  private loopDone: Promise<void> = Promise.resolve();
-  private lastRunOk = true;
+  private readonly loop: PollingLoop;
   private nextCleanupAt = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly registry: TimerHandlerRegistry,
-    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
+    @Inject(MESSAGING_OPTIONS) options: MessagingOptions,
   ) {
     const timers = options.timers ?? {};
     this.table = qualifiedTable(options.schema, 'timers');
@@ -58,24 +55,25 @@ export class TimerPoller {
     this.retryBaseMs = timers.retryBaseMs ?? 1_000;
     this.retryMaxMs = timers.retryMaxMs ?? 300_000;
     this.retentionMs = timers.retentionMs ?? 7 * 24 * 3_600_000;
+    this.loop = new PollingLoop(
+      this.pollMs,
+      () => this.round(),
+      (error) =>
+        this.logger.error(`timer poller of "${options.schema}" failed: ${describeError(error)}`),
+    );
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
   /** Stops polling; timers already being fired finish first. */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.sleeper.wake();
-    await this.loopDone;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   isHealthy(): boolean {
-    return this.running && this.lastRunOk;
+    return this.loop.isHealthy();
   }
 
   /** Claims and fires one batch of due timers; returns how many were claimed. */
@@ -104,21 +102,11 @@ export class TimerPoller {
     return claimed.length;
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let claimed = 0;
-      try {
-        claimed = await this.pollOnce();
-        await this.cleanupIfDue();
-        this.lastRunOk = true;
-      } catch (error) {
-        this.lastRunOk = false;
-        this.logger.error(
-          `timer poller of "${this.options.schema}" failed: ${describeError(error)}`,
-        );
-      }
-      if (claimed < this.batchSize && this.running) await this.sleeper.sleep(this.pollMs);
-    }
+  /** One round of the loop; a full batch means more timers may be due already. */
+  private async round(): Promise<boolean> {
+    const claimed = await this.pollOnce();
+    await this.cleanupIfDue();
+    return claimed >= this.batchSize;
   }
 
   private async fire({ name, key }: ClaimedTimer): Promise<void> {

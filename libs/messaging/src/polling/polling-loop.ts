@@ -1,0 +1,65 @@
+import { WakeableSleep } from './wakeable-sleep';
+
+/**
+ * The work loop the outbox relay and the timer poller share: run a round, sleep the poll
+ * interval unless the round says more work is waiting (or a wake-up cuts the sleep short),
+ * and keep going after a failed round, remembering it for the readiness check.
+ */
+export class PollingLoop {
+  private readonly sleeper = new WakeableSleep();
+  private running = false;
+  private lastRoundOk = true;
+  private done: Promise<void> = Promise.resolve();
+
+  /**
+   * @param round one unit of work; resolves true when more is waiting right away
+   * @param onError called with a round's error; the loop goes on after the poll interval
+   */
+  constructor(
+    private readonly pollMs: number,
+    private readonly round: () => Promise<boolean>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.done = this.run();
+  }
+
+  /** Stops after the round in progress, which is finished first. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.sleeper.wake();
+    await this.done;
+  }
+
+  /** Cuts the current sleep short; a wake-up during a round starts the next one at once. */
+  wake(): void {
+    this.sleeper.wake();
+  }
+
+  /** Running, and its last round worked. */
+  isHealthy(): boolean {
+    return this.running && this.lastRoundOk;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let moreWaiting = false;
+      try {
+        moreWaiting = await this.round();
+        this.lastRoundOk = true;
+      } catch (error) {
+        this.lastRoundOk = false;
+        this.onError(error);
+      }
+      if (!moreWaiting && this.running) await this.sleeper.sleep(this.pollMs);
+    }
+  }
+}
