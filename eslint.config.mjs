@@ -14,6 +14,17 @@ const depConstraints = [
   { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts'] },
 ];
 
+// A module-level lookup table written as an object literal answers `__proto__`, `constructor`, ... from
+// Object.prototype: one such lookup keyed by a path parameter once crashed the platform.
+const PROTOTYPE_LOOKUP_RULES = [
+  {
+    selector:
+      "Program > VariableDeclaration > VariableDeclarator[init.type='ObjectExpression'] > Identifier TSTypeReference[typeName.name='Record'], ExportNamedDeclaration > VariableDeclaration > VariableDeclarator[init.type='ObjectExpression'] > Identifier TSTypeReference[typeName.name='Record']",
+    message:
+      'A lookup table as an object literal inherits Object.prototype (`__proto__`, `constructor`): use a Map, or ownValue() from @comanda/http.',
+  },
+];
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -37,6 +48,7 @@ export default [
           selector: "MemberExpression[object.name='process'][property.name='env']",
           message: 'Read configuration once, through the typed config of @comanda/runtime.',
         },
+        ...PROTOTYPE_LOOKUP_RULES,
       ],
     },
   },
@@ -49,7 +61,8 @@ export default [
       '**/*.spec.ts',
       '**/*.e2e-spec.ts',
       'bench/**/*.ts',
+      'test/**/*.ts',
     ],
-    rules: { 'no-restricted-syntax': 'off' },
+    rules: { 'no-restricted-syntax': ['error', ...PROTOTYPE_LOOKUP_RULES] },
   },
 ];

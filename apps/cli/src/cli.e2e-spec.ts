@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -81,9 +81,13 @@ describe('comanda CLI against a running platform', () => {
     expect(run.stdout).toContain('Logged in');
     expect(run.stdout + run.stderr).not.toContain(admin.clientSecret);
 
-    const path = join(configDir, 'token.json');
+    const path = join(configDir, 'tokens.json');
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    const cached = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    const file = JSON.parse(await readFile(path, 'utf8')) as {
+      current: string;
+      profiles: Record<string, Record<string, unknown>>;
+    };
+    const cached = file.profiles[file.current];
     expect(cached).toMatchObject({
       clientId: admin.clientId,
       tenant: 'platform',
@@ -183,6 +187,38 @@ describe('comanda CLI against a running platform', () => {
     expect(revoked.stdout).toContain(`Revoked client ${clientId}`);
   });
 
+  it('dead-letters list shows every service’s dead letters; replay reports a failure; purge deletes', async () => {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    const eventId = randomBytes(8).toString('hex');
+    try {
+      await client.query(
+        `INSERT INTO auth.dead_letters (consumer, event_id, event_type, tenant_id, event, error, attempts)
+         VALUES ('auth.gone', $1, 'config.updated', 'tenant-a', $2, 'handler exploded', 4)`,
+        [eventId, JSON.stringify({ id: eventId, subject: 'cfg-9' })],
+      );
+    } finally {
+      await client.end();
+    }
+
+    const listed = await comanda(['dead-letters', 'list'], env);
+    expect(listed.code).toBe(0);
+    const line = listed.stdout.split('\n').find((row) => row.includes('handler exploded'));
+    expect(line).toMatch(/^auth\.[0-9]+\s+auth\.gone\s+config\.updated\s+tenant-a\s+cfg-9\s+4/);
+    const id = (line as string).split(/\s+/)[0];
+
+    const replay = await comanda(['dead-letters', 'replay', id], env);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toContain('replaying');
+
+    const purged = await comanda(['dead-letters', 'purge', id], env);
+    expect(purged.code).toBe(0);
+    expect(purged.stdout).toContain(`Purged ${id}`);
+    const after = await comanda(['--json', 'dead-letters', 'list'], env);
+    expect(JSON.parse(after.stdout).items).toEqual([]);
+  });
+
   it('says how to log in when there is no usable token and no secret to renew it', async () => {
     const emptyDir = mkdtempSync(join(tmpdir(), 'comanda-cli-empty-'));
     try {
@@ -194,6 +230,74 @@ describe('comanda CLI against a running platform', () => {
       expect(run.stderr).toContain('Not logged in');
     } finally {
       rmSync(emptyDir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs in from credentials files, keeping each identity under its own profile', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'comanda-cli-files-'));
+    const own = { COMANDA_CONFIG_DIR: dir, COMANDA_URL: platform.baseUrl };
+    try {
+      // Standalone's plain admin file: tenant `platform` is implied.
+      const adminFile = join(dir, 'admin-credentials.json');
+      writeFileSync(adminFile, JSON.stringify(admin), { mode: 0o600 });
+      const asAdmin = await comanda(
+        ['login', '--credentials-file', adminFile, '--profile', 'admin'],
+        own,
+      );
+      expect(asAdmin.stderr).toBe('');
+      expect(asAdmin.stdout).toContain('profile "admin"');
+
+      const tenantId = `cli-f-${randomBytes(3).toString('hex')}`;
+      await comanda(['admin', 'tenants', 'create', '--id', tenantId, '--name', 'Files'], own);
+      const integratorFile = join(dir, 'pos.credentials');
+      const created = await comanda(
+        [
+          '--json',
+          'admin',
+          'clients',
+          'create',
+          '--name',
+          'pos',
+          '--tenant-ids',
+          tenantId,
+          '--environment',
+          'test',
+          '--permissions',
+          'configs:read',
+          '--primary-contact',
+          'ops@example.com',
+          '--secondary-contact',
+          '+41 44 000 00 01',
+          '--use-case',
+          'POS sync',
+          '--credentials-file',
+          integratorFile,
+        ],
+        own,
+      );
+      expect(created.code).toBe(0);
+      const { passphrase } = JSON.parse(created.stdout) as { passphrase: string };
+
+      const wrong = await comanda(['login', '--credentials-file', integratorFile], {
+        ...own,
+        COMANDA_CREDENTIALS_PASSPHRASE: 'not-it',
+      });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('wrong passphrase');
+
+      const asIntegrator = await comanda(['login', '--credentials-file', integratorFile], {
+        ...own,
+        COMANDA_CREDENTIALS_PASSPHRASE: passphrase,
+      });
+      expect(asIntegrator.stderr).toBe('');
+      expect(asIntegrator.stdout).toContain(`(tenant ${tenantId})`);
+
+      // The admin's token is still there, under its profile.
+      const listed = await comanda(['--profile', 'admin', 'admin', 'tenants', 'list'], own);
+      expect(listed.stderr).toBe('');
+      expect(listed.stdout).toContain(tenantId);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

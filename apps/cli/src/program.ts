@@ -2,7 +2,9 @@ import { Command } from 'commander';
 import { Session } from './auth/session';
 import type { CliContext } from './cli-context';
 import { registerAdminCommands } from './commands/admin.command';
+import { registerDeadLettersCommand } from './commands/dead-letters.command';
 import { registerLoginCommand } from './commands/login.command';
+import { registerPartnerCommand } from './commands/partner.command';
 import { registerPluginsCommand } from './commands/plugins.command';
 import type { CliEnv } from './config/cli-env';
 import { Output } from './output';
@@ -18,7 +20,16 @@ export function buildProgram(
   const program = new Command('comanda')
     .description('Comanda command line: log in with client credentials and call the API')
     .option('--json', 'print results as JSON')
+    .option(
+      '--profile <name>',
+      'token profile to use (env COMANDA_PROFILE; default: the last login)',
+    )
     .showHelpAfterError();
+  // The global option reaches every command through the session's settings.
+  program.hook('preAction', () => {
+    const profile = program.opts<{ profile?: string }>().profile;
+    if (profile) env.profile = profile;
+  });
 
   const context: CliContext = {
     env,
@@ -30,5 +41,7 @@ export function buildProgram(
   registerLoginCommand(program, context);
   registerAdminCommands(program, context);
   registerPluginsCommand(program, context);
+  registerPartnerCommand(program, context);
+  registerDeadLettersCommand(program, context);
   return program;
 }

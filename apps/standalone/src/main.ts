@@ -1,15 +1,18 @@
+import { relative } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { createLogger, type LogFormat } from '@comanda/http';
 import { ensureAdminCredentials, startPlatform } from '@comanda/platform';
 import { loadConfig, onShutdownSignal, RuntimeConfig, snapshotEnv } from '@comanda/runtime';
+import { describeStartupFailure, ensurePortFree } from './startup-failure';
 
 /**
  * `npm start`: the whole platform in one process on one port, with an embedded PostgreSQL
  * and the in-process bus unless DATABASE_URL / AMQP_URL point elsewhere.
  */
-async function main(): Promise<void> {
-  const logger = new Logger('comanda');
+async function main(logger: ReturnType<typeof createLogger>): Promise<void> {
   const snapshot = snapshotEnv();
   const config = loadConfig(RuntimeConfig, snapshot);
+  await ensurePortFree(config.PORT, config.HOST);
   const admin = await ensureAdminCredentials(config.COMANDA_DATA_DIR, snapshot);
   const env = Object.freeze({
     ...snapshot,
@@ -18,26 +21,64 @@ async function main(): Promise<void> {
   });
 
   const platform = await startPlatform({ port: config.PORT, env });
-  onShutdownSignal(config.SHUTDOWN_TIMEOUT_MS, logger, () => platform.close());
+  onShutdownSignal(config.SHUTDOWN_TIMEOUT_MS, nestStyle(logger), () => platform.close());
 
-  logger.log(`Comanda is serving on http://localhost:${platform.port}`);
-  logger.log(`API description: http://localhost:${platform.port}/docs`);
-  logger.log(
-    admin.file
-      ? `platform admin client "${admin.clientId}": secret in ${admin.file}`
-      : `platform admin client "${admin.clientId}" from COMANDA_ADMIN_CLIENT_ID`,
-  );
-  logger.log(
+  const publicUrl = snapshot.COMANDA_PUBLIC_URL ?? `http://localhost:${platform.port}`;
+  const credentials = admin.file ? shortPath(admin.file) : undefined;
+  const block = [
+    'Comanda is ready',
+    `  API        ${publicUrl}   (listening on ${config.HOST}:${platform.port})`,
+    `  API docs   ${publicUrl}/docs`,
     config.DATABASE_URL
-      ? 'database: DATABASE_URL'
-      : `database: embedded, under ${config.COMANDA_DATA_DIR}/`,
-  );
-  logger.log(config.AMQP_URL ? 'bus: RabbitMQ at AMQP_URL' : 'bus: in-process');
+      ? '  Data       PostgreSQL at DATABASE_URL'
+      : `  Data       ${shortPath(config.COMANDA_DATA_DIR)}/ (embedded PostgreSQL)`,
+    config.AMQP_URL ? '  Events     RabbitMQ at AMQP_URL' : '  Events     in process',
+    credentials
+      ? `  Admin      client "${admin.clientId}", secret in ${credentials}`
+      : `  Admin      client "${admin.clientId}" from COMANDA_ADMIN_CLIENT_ID / COMANDA_ADMIN_CLIENT_SECRET`,
+    credentials
+      ? `  Next       npm run comanda -- login --credentials-file ${credentials}`
+      : '  Next       npm run comanda -- login --tenant platform --client-id <id>  (secret in COMANDA_CLIENT_SECRET)',
+  ];
+  logger.info(block.join('\n'));
 }
 
-main().catch((error: unknown) => {
-  new Logger('comanda').error(
-    error instanceof Error ? (error.stack ?? error.message) : String(error),
-  );
+/** Relative to where the user typed `npm start`, when that is shorter. */
+function shortPath(path: string): string {
+  const from = early.INIT_CWD ?? process.cwd();
+  const short = relative(from, path);
+  return short && !short.startsWith('..') && short.length < path.length ? short : path;
+}
+
+/** The shutdown helper speaks Nest's LoggerService. */
+function nestStyle(logger: ReturnType<typeof createLogger>) {
+  return {
+    log: (message: string) => logger.info(message),
+    warn: (message: string) => logger.warn(message),
+    error: (message: string) => logger.error(message),
+  };
+}
+
+// Read leniently here: a bad LOG_LEVEL or LOG_FORMAT is reported by loadConfig, in this format.
+const early = snapshotEnv();
+const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const level = levels.includes(early.LOG_LEVEL ?? '') ? (early.LOG_LEVEL as string) : 'info';
+const format = (
+  ['pretty', 'json'].includes(early.LOG_FORMAT ?? '') ? early.LOG_FORMAT : 'auto'
+) as LogFormat;
+const logger = createLogger('comanda', level, format);
+// Lines of the platform before the first service takes over Nest's logger, in the same format.
+Logger.overrideLogger({
+  log: (message: unknown, context?: string) => logger.info({ context }, String(message)),
+  warn: (message: unknown, context?: string) => logger.warn({ context }, String(message)),
+  error: (message: unknown, context?: string) => logger.error({ context }, String(message)),
+  debug: (message: unknown, context?: string) => logger.debug({ context }, String(message)),
+  verbose: (message: unknown, context?: string) => logger.trace({ context }, String(message)),
+});
+
+main(logger).catch((error: unknown) => {
+  // One line a person can act on; the stack only when asked for.
+  logger.error(describeStartupFailure(error));
+  if (error instanceof Error && error.stack) logger.debug(error.stack);
   process.exit(1);
 });

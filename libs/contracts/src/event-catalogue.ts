@@ -3,7 +3,7 @@
  * class names: the spec's `order.ready_to_be_placed_in_pos` is the model.
  */
 export const EventTypes = {
-  // Orders (the order/payment saga of ARCHITECTURE.md)
+  // Orders (the order/payment saga of docs/architecture.md)
   BasketCheckedOut: 'basket.checked_out',
   OrderReadyToBePlacedInPos: 'order.ready_to_be_placed_in_pos',
   OrderPlacementStarted: 'order.placement_started',
@@ -17,6 +17,8 @@ export const EventTypes = {
   PaymentCaptured: 'payment.captured',
   PaymentAnnulled: 'payment.annulled',
   PaymentFailed: 'payment.failed',
+  /** A merchant was created or changed: notifications keeps its signing secret from this. */
+  MerchantConfigured: 'payment.merchant_configured',
   // Notifications: a verified partner event, handed to payments
   PartnerEventReceived: 'payment.partner_event_received',
   // Config store
@@ -128,6 +130,15 @@ export interface PaymentFailed extends PaymentStateChanged {
   reason: string;
 }
 
+export interface MerchantConfigured {
+  merchantId: string;
+  /**
+   * The secret both directions are signed with (its UTF-8 bytes). Carried so the
+   * notification receiver can verify partner events without reading payments' tables.
+   */
+  signingSecret: string;
+}
+
 export interface PartnerEventReceived {
   merchantId: string;
   eventId: string;
@@ -144,6 +155,11 @@ export interface ConfigUpdated {
   version: number;
   publisher: string;
   deleted: boolean;
+  /**
+   * The config's values as saved in this version, so consumers keep their own projection
+   * without reading the config store (orders' charge items come from `order-charges`).
+   */
+  values?: Record<string, unknown>;
 }
 
 export interface ExtensionChanged {
@@ -198,6 +214,7 @@ export interface EventPayloads {
   'payment.captured': PaymentStateChanged;
   'payment.annulled': PaymentStateChanged;
   'payment.failed': PaymentFailed;
+  'payment.merchant_configured': MerchantConfigured;
   'payment.partner_event_received': PartnerEventReceived;
   'config.updated': ConfigUpdated;
   'extension.created': ExtensionChanged;

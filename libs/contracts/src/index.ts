@@ -15,6 +15,7 @@ export type {
   OrderPlacementFailed,
   OrderPlacementStarted,
   OrderReadyToBePlacedInPos,
+  MerchantConfigured,
   PartnerEventReceived,
   PartnerEventType,
   PaymentFailed,
@@ -25,3 +26,7 @@ export type {
   PluginConfigUpdated,
   PluginManifestUploaded,
 } from './event-catalogue';
+export type { PartnerEventBody, PaymentOperationRequest } from './partner-contract';
+export { AUTH_BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES } from './body-limits';
+export { CONSUMER_TOPOLOGY, consumerQueue } from './topology';
+export type { ConsumerDeclaration } from './topology';

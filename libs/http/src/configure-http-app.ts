@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { installApiVersionCheck } from './api-version/api-version.hook';
+import { trackRoutes } from './routing/allowed-methods';
 import { ProblemDetailsFilter } from './problem/problem-details.filter';
 import { createValidationPipe } from './validation/create-validation-pipe';
 
@@ -18,7 +19,9 @@ export interface HttpAppOptions {
  * registered after them, and Nest registers its routes at init.
  */
 export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOptions): void {
-  installApiVersionCheck(app.getHttpAdapter().getInstance(), options.versionExemptPaths ?? []);
+  const fastify = app.getHttpAdapter().getInstance();
+  installApiVersionCheck(fastify, options.versionExemptPaths ?? []);
+  trackRoutes(fastify);
   app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
   app.useGlobalPipes(createValidationPipe());
 }

@@ -1,8 +1,12 @@
 export { createFastifyAdapter, DEFAULT_BODY_LIMIT_BYTES } from './fastify/create-fastify-adapter';
 export type { FastifyAdapterOptions } from './fastify/create-fastify-adapter';
+export { keepRawJsonBody } from './fastify/raw-json-body';
+export { DEFAULT_SERVER_TIMEOUTS } from './fastify/connection-limits';
+export type { ServerTimeouts } from './fastify/connection-limits';
 export { configureHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
-export { loggingModule } from './logging/logging.module';
+export { createLogger, logDestination, loggingModule } from './logging/logging.module';
+export type { LogFormat } from './logging/logging.module';
 export { ProblemError } from './problem/problem.error';
 export type { ProblemErrorOptions } from './problem/problem.error';
 export { PROBLEM_CONTENT_TYPE, problemTypeUri } from './problem/problem-details';
@@ -19,3 +23,10 @@ export {
 export { REQUEST_ID_HEADER } from './request/request-id';
 export { StorableInputInterceptor } from './storable/storable-input.interceptor';
 export { MAX_JSON_DEPTH, unstorableText } from './storable/storable-text';
+export { hasOwn, lookupTable, ownValue, PROTOTYPE_KEYS } from './safety/own-property';
+export { guardedStream } from './safety/safe-stream';
+export { allowedMethods, MethodNotAllowedError, registeredRoutes } from './routing/allowed-methods';
+export { replyWithProblem } from './problem/reply-with-problem';
+export { MAX_IDENTIFIER_LENGTH } from './validation/identifier-length';
+export { addProblemAnswers, PROBLEM_SCHEMA } from './problem/problem-openapi';
+export { fillDtoSchemas } from './openapi/dto-schemas';

@@ -4,6 +4,7 @@ export type {
   DeliveredMessage,
   MessageBus,
   MessageHeaders,
+  QueueDeclaration,
   RetryPolicy,
   Subscription,
   SubscriptionHandle,
@@ -15,6 +16,13 @@ export {
   MessagingError,
   PublishFailedError,
 } from './bus/messaging.errors';
+export {
+  classifyFailure,
+  InfrastructureUnavailableError,
+  NonRetryableError,
+} from './bus/failure-kind';
+export type { FailureKind } from './bus/failure-kind';
+export { describeError } from './bus/retry-schedule';
 export { AmqpHeaders, CLOUDEVENTS_CONTENT_TYPE } from './rabbitmq/amqp-headers';
 export { deadLetterQueueName, retryQueueName } from './rabbitmq/queue-names';
 export { DEFAULT_EXCHANGE, RabbitMqBus } from './rabbitmq/rabbitmq-bus';
@@ -22,10 +30,17 @@ export type { RabbitMqBusOptions } from './rabbitmq/rabbitmq-bus';
 export { InProcessBus } from './in-process/in-process-bus';
 export type { DeadLetter, InProcessBusOptions } from './in-process/in-process-bus';
 export { BUS_TRANSPORT, BusServer } from './nest/bus-server';
-export type { BusServerOptions, BusServerStatus } from './nest/bus-server';
+export type {
+  BusServerOptions,
+  BusServerStatus,
+  DeadLetterSink,
+  InboxRunner,
+  ReplayOutcome,
+} from './nest/bus-server';
 export { BusContext } from './nest/bus-context';
 export { BusExceptionFilter } from './nest/bus-exception.filter';
 export { OnEvent } from './nest/on-event.decorator';
+export type { OnEventOptions } from './nest/on-event.decorator';
 
 // Reliability: outbox (relay), inbox, durable timers, and the module that wires them.
 export { MessagingModule } from './messaging.module';
@@ -39,6 +54,8 @@ export { OutboxRelay } from './outbox/outbox.relay';
 export type { RelayBatchResult } from './outbox/outbox.relay';
 export { OutboxOutsideTransactionError } from './outbox/outbox.errors';
 export { Inbox } from './inbox/inbox.service';
+export { DEAD_LETTER_PAGE_MAX, DeadLetterStore } from './dead-letters/dead-letter.store';
+export type { DeadLetterRecord } from './dead-letters/dead-letter.store';
 export { TimerService } from './timers/timer.service';
 export { TimerPoller } from './timers/timer.poller';
 export { TimerHandlerRegistry } from './timers/timer-handler.registry';

@@ -1,8 +1,11 @@
 import {
+  Inject,
   Injectable,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { Inbox } from './inbox/inbox.service';
+import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options';
 import { OutboxRelay } from './outbox/outbox.relay';
 import { TimerHandlerRegistry } from './timers/timer-handler.registry';
 import { TimerPoller } from './timers/timer.poller';
@@ -18,22 +21,38 @@ export class MessagingLifecycle implements OnApplicationBootstrap, OnApplication
     private readonly relay: OutboxRelay,
     private readonly poller: TimerPoller,
     private readonly registry: TimerHandlerRegistry,
+    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
+    private readonly inbox: Inbox,
   ) {}
 
   onApplicationBootstrap(): void {
     this.registry.discover();
-    this.relay.start();
+    if (!this.options.deferRelayStart) this.relay.start();
     this.poller.start();
+    this.inbox.startCleanup();
+  }
+
+  /** Starts the outbox relay held back by `deferRelayStart` (idempotent). */
+  startRelay(): void {
+    this.relayStarted = true;
+    this.relay.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.inbox.stopCleanup();
     await this.poller.stop();
     await this.relay.stop();
     await this.relay.drain();
   }
 
-  /** For the readiness check: both loops run and their last database round trip worked. */
+  /**
+   * For the readiness check: the poller (and the relay, once started) run, their last round
+   * worked, and neither has been stuck in a round for three poll intervals.
+   */
   isHealthy(): boolean {
-    return this.relay.isHealthy() && this.poller.isHealthy();
+    const relayStarted = !this.options.deferRelayStart || this.relayStarted;
+    return (!relayStarted || this.relay.isHealthy()) && this.poller.isHealthy();
   }
+
+  private relayStarted = false;
 }

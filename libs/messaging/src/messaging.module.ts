@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { DeadLetterStore } from './dead-letters/dead-letter.store';
 import { Inbox } from './inbox/inbox.service';
 import { MessagingLifecycle } from './messaging.lifecycle';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from './messaging.options';
@@ -27,12 +28,13 @@ export class MessagingModule {
         OutboxWriter,
         OutboxRelay,
         Inbox,
+        DeadLetterStore,
         TimerService,
         TimerHandlerRegistry,
         TimerPoller,
         MessagingLifecycle,
       ],
-      exports: [OutboxWriter, Inbox, TimerService, MessagingLifecycle],
+      exports: [OutboxWriter, Inbox, DeadLetterStore, TimerService, MessagingLifecycle],
     };
   }
 }

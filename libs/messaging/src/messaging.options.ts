@@ -10,15 +10,24 @@ export interface MessagingOptions {
   timerPollMs?: number;
   relay?: RelayTuning;
   timers?: TimerTuning;
+  /**
+   * Leave the outbox relay stopped at bootstrap; `MessagingLifecycle.startRelay()` starts it.
+   * Standalone uses it so that every service has subscribed before any relay publishes.
+   */
+  deferRelayStart?: boolean;
 }
 
 export interface RelayTuning {
-  /** How long a claimed row is reserved for one relay; a crashed relay's rows come back after it (default 30 s). */
+  /** @deprecated unused since one relay per schema is active (ADR 0009); kept for callers. */
   leaseMs?: number;
-  /** Aggregates claimed per batch (default 50). */
+  /** @deprecated unused: see `batchSize`. */
   batchAggregates?: number;
-  /** Events of one aggregate claimed per batch, published in order (default 100). */
+  /** @deprecated unused: see `batchSize`. */
   batchPerAggregate?: number;
+  /** Rows read and published per batch, in position order (default 500). */
+  batchSize?: number;
+  /** Failed publishes a row may have (outages not counted) before it is parked (default 10). */
+  maxAttempts?: number;
   /** First retry delay after a failed publish, doubled per attempt (default 1 s). */
   retryBaseMs?: number;
   /** Longest retry delay (default 60 s). */
@@ -32,7 +41,7 @@ export interface RelayTuning {
   publishTimeoutMs?: number;
   /** Published rows are kept this long for inspection (default 7 days). */
   retentionMs?: number;
-  /** How often old published rows (and old inbox marks) are deleted (default 10 min). */
+  /** How often published rows past retention are deleted, in batches until none is left (default 1 min). */
   cleanupEveryMs?: number;
   /**
    * Inbox marks are kept this long (default 30 days): far past any redelivery the broker or

@@ -33,7 +33,9 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     synchronize: false,
     migrationsRun: false,
     applicationName: options.applicationName ?? `comanda-${options.schema}`,
-    extra: { max: options.poolSize ?? 10 },
+    // Every acquire has a deadline: an exhausted pool or an unreachable server fails the
+    // caller (a consumer then pauses) instead of queueing it forever.
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 },
   });
 }
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { useDataFolder } from './data-folder';
 
 export interface AdminCredentials {
   clientId: string;
@@ -11,7 +12,7 @@ export interface AdminCredentials {
 }
 
 /**
- * The platform admin client of ARCHITECTURE.md comes from COMANDA_ADMIN_CLIENT_ID /
+ * The platform admin client (docs/architecture.md) comes from COMANDA_ADMIN_CLIENT_ID /
  * COMANDA_ADMIN_CLIENT_SECRET. Standalone mode must work with nothing set, so when they are
  * absent it makes a pair once and keeps it (mode 0600) beside the embedded database.
  */
@@ -23,13 +24,13 @@ export async function ensureAdminCredentials(
   const clientSecret = env['COMANDA_ADMIN_CLIENT_SECRET'];
   if (clientId && clientSecret) return { clientId, clientSecret };
 
+  await useDataFolder(resolve(dataDir));
   const file = join(resolve(dataDir), 'admin-credentials.json');
   if (existsSync(file)) {
     const stored = JSON.parse(await readFile(file, 'utf8')) as AdminCredentials;
     return { clientId: stored.clientId, clientSecret: stored.clientSecret, file };
   }
   const made = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
-  await mkdir(resolve(dataDir), { recursive: true, mode: 0o700 });
   await writeFile(file, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600 });
   return { ...made, file };
 }

@@ -1,10 +1,19 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { waitFor } from '@comanda/testing';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { ensureAdminCredentials } from './admin-credentials';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { serviceUrlVariable } from './start-platform';
 
 describe('platform composition', () => {
@@ -54,6 +63,95 @@ describe('platform composition', () => {
       await expect(anonymous.connect()).rejects.toThrow(/password authentication failed/);
     } finally {
       await second.stop();
+    }
+  }, 60_000);
+
+  it('runs from a checkout and a data folder inside a private (0700) folder, as root or not', async () => {
+    // A fresh `mktemp -d` is 0700: as root, the unprivileged user that runs PostgreSQL cannot
+    // traverse it to the binaries (a checkout there) or to the data.
+    const privateDir = mkdtempSync(join(tmpdir(), 'comanda-private-'));
+    const packageDir = dirname(
+      dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)),
+    );
+    symlinkSync(packageDir, join(privateDir, 'package'));
+    const logs: string[] = [];
+    const logger = {
+      log: (line: string) => logs.push(line),
+      warn: (line: string) => logs.push(line),
+      error: () => undefined,
+    };
+    const options = { binariesDir: join(privateDir, 'package', 'native') };
+    const data = join(privateDir, 'data');
+    let server: EmbeddedPostgres | undefined;
+    try {
+      server = await startEmbeddedPostgres(data, logger, options);
+      let client = new Client({ connectionString: server.url });
+      await client.connect();
+      await client.query('CREATE TABLE kept (value text)');
+      await client.end();
+      await server.stop();
+
+      server = await startEmbeddedPostgres(data, logger, options);
+      client = new Client({ connectionString: server.url });
+      await client.connect();
+      await expect(client.query('SELECT count(*) FROM kept')).resolves.toBeDefined();
+      await client.end();
+    } finally {
+      await server?.stop();
+      if (server && !server.databaseDir.startsWith(privateDir)) {
+        rmSync(dirname(server.databaseDir), { recursive: true, force: true });
+      }
+      rmSync(privateDir, { recursive: true, force: true });
+    }
+    expect(logs.join('\n')).not.toMatch(/error/i);
+  }, 120_000);
+
+  it('stops a server an earlier start left running once its owner was killed, saying so in one line', async () => {
+    const logs: string[] = [];
+    const logger = {
+      log: (line: string) => logs.push(line),
+      warn: (line: string) => logs.push(`WARN ${line}`),
+      error: () => undefined,
+    };
+    const first = await startEmbeddedPostgres(dataDir, logger);
+    // Kill the guard that would stop it when this process ends (as a kill -9 of the whole
+    // group would): the server is left running on the data folder.
+    const pid = Number(
+      readFileSync(join(first.databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const guard = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    // The guard's pipe watcher would otherwise stop the server: kill it first, as a kill -9
+    // of the whole group except the server would.
+    for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      const child = Number(entry);
+      if (child === pid || child === guard) continue;
+      try {
+        const line = readFileSync(`/proc/${child}/stat`, 'utf8');
+        if (Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[1]) === guard) {
+          process.kill(child, 'SIGKILL');
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+    process.kill(guard, 'SIGKILL');
+    // A signal is delivered asynchronously: start again only once the guard is really gone.
+    await waitFor('the guard to be gone', async () =>
+      existsSync(`/proc/${guard}`) ? undefined : true,
+    );
+
+    const second = await startEmbeddedPostgres(dataDir, logger);
+    try {
+      expect(logs.filter((line) => line.startsWith('WARN'))).toEqual([
+        `WARN stopping the PostgreSQL (pid ${pid}) an earlier start of this data folder left running`,
+      ]);
+      const client = new Client({ connectionString: second.url });
+      await client.connect();
+      await client.end();
+    } finally {
+      await second.stop();
+      await first.stop();
     }
   }, 60_000);
 });

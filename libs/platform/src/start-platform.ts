@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { ConsumerDeclaration } from '@comanda/contracts';
 import { InProcessBus, RabbitMqBus, type MessageBus } from '@comanda/messaging';
 import {
   loadConfig,
@@ -8,7 +9,9 @@ import {
   type RuntimeEnv,
   type ServiceDefinition,
 } from '@comanda/runtime';
+import { PartnerSandboxConfig, partnerSandboxService } from '@comanda/service-partner-sandbox';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { withStandaloneKeyMaterial } from './key-material';
 import { PLATFORM_SERVICES } from './services';
 
 export interface PlatformOptions {
@@ -18,6 +21,8 @@ export interface PlatformOptions {
   env: RuntimeEnv;
   /** Services to run; the gateway is started last, the auth service first. */
   services?: ServiceDefinition[];
+  /** Every consumer on the bus (default `CONSUMER_TOPOLOGY`); tests bring their own. */
+  topology?: readonly ConsumerDeclaration[];
 }
 
 export interface RunningPlatform {
@@ -44,11 +49,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const port = options.port === 0 ? await freePort() : options.port;
   // Token issuers and notification URLs are built on the public URL: default it to where
   // the gateway really listens.
-  const baseEnv = {
+  const runtimeEnv = {
     COMANDA_PUBLIC_URL: `http://localhost:${port}`,
     ...options.env,
   };
-  const config = loadConfig(RuntimeConfig, baseEnv);
+  const config = loadConfig(RuntimeConfig, runtimeEnv);
+  // No constant key: random auth key material, made once and kept in the data folder.
+  const baseEnv = await withStandaloneKeyMaterial(config.COMANDA_DATA_DIR, runtimeEnv);
   const services = options.services ?? PLATFORM_SERVICES;
 
   const embedded: EmbeddedPostgres | undefined = config.DATABASE_URL
@@ -59,6 +66,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ? new RabbitMqBus({
         url: config.AMQP_URL,
         exchange: config.AMQP_EXCHANGE,
+        queuePrefix: config.AMQP_QUEUE_PREFIX,
         connectionName: 'comanda-standalone',
       })
     : new InProcessBus();
@@ -89,8 +97,20 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     const auth = services.find((service) => service.name === 'auth');
     const others = services.filter((service) => service !== gateway && service !== auth);
     let env: Record<string, string | undefined> = { ...baseEnv };
+    // Only the gateway takes traffic from outside: the services behind it listen on loopback.
     const start = async (definition: ServiceDefinition, listenPort = 0) => {
-      const service = await startService(definition, { port: listenPort, databaseUrl, bus, env });
+      const host = definition.name === 'gateway' ? config.HOST : '127.0.0.1';
+      const service = await startService(definition, {
+        port: listenPort,
+        host,
+        databaseUrl,
+        bus,
+        env,
+        topology: options.topology,
+        // Started below, once every service has subscribed: an outbox left over from the
+        // last stop is published only when all its consumers listen.
+        deferRelay: true,
+      });
       running.set(definition.name, service);
       return service;
     };
@@ -104,7 +124,16 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       const service = await start(definition);
       env = { ...env, [serviceUrlVariable(definition.name)]: service.url };
     }
+    for (const service of running.values()) service.startRelay();
     if (gateway) await start(gateway, port);
+    // COMANDA_PARTNER_SANDBOX=1: the reference payment partner beside it, on its own port.
+    if (options.env.COMANDA_PARTNER_SANDBOX === '1') {
+      const sandbox = await start(
+        partnerSandboxService,
+        loadConfig(PartnerSandboxConfig, baseEnv).PARTNER_SANDBOX_PORT,
+      );
+      logger.log(`partner sandbox: ${sandbox.url}/payments (see docs/payment-partners.md)`);
+    }
     return {
       baseUrl: `http://127.0.0.1:${port}`,
       port,

@@ -25,6 +25,7 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
       ? new RabbitMqBus({
           url: config.AMQP_URL,
           exchange: config.AMQP_EXCHANGE,
+          queuePrefix: config.AMQP_QUEUE_PREFIX,
           connectionName: `comanda-${definition.name}`,
         })
       : undefined;

@@ -1,5 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { ConsumerDeclaration } from '@comanda/contracts';
 import type { MessageBus } from '@comanda/messaging';
 
 // TypeORM accepts entity classes of any constructor shape.
@@ -13,7 +14,7 @@ export interface ServiceDefinition {
   /** Its own Postgres schema and what lives there; absent for a stateless service (gateway). */
   database?: { schema: string; entities: Class[]; migrations: Array<new () => unknown> };
   /**
-   * The service's feature module. Globally available to it: `DataSource` (when it has a
+   * The service's feature module. Globally available to it: `DataSource` and `UnitOfWork` (when it has a
    * database), `MESSAGE_BUS`, `RUNTIME_ENV`, `SERVICE_NAME`, `RuntimeConfig`, and from
    * @comanda/messaging the `OutboxWriter`, `Inbox` and `TimerService`.
    * The runtime also installs `SecurityModule.forService({ env })` of @comanda/security (the
@@ -26,6 +27,12 @@ export interface ServiceDefinition {
   versionExemptPaths?: string[];
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimitBytes?: number;
+  /** The port the world reaches (the gateway): connections per address are capped there. */
+  publicListener?: boolean;
+  /** `false`: the service serves `/openapi.json` itself (the gateway: the merged document). */
+  openApi?: false;
+  /** Longest path parameter (default MAX_IDENTIFIER_LENGTH); a catch-all route needs more. */
+  maxPathParamLength?: number;
   /** Raw body parsers to add to Fastify, e.g. `text/plain` for plugin code. */
   rawContentTypes?: string[];
 }
@@ -42,6 +49,16 @@ export interface StartOptions {
   bus?: MessageBus;
   /** Environment snapshot taken once at boot; services read their typed config from it. */
   env: RuntimeEnv;
+  /**
+   * Every consumer on the bus (default `CONSUMER_TOPOLOGY` of @comanda/contracts): declared
+   * on the bus before the relay starts, and the service's `@OnEvent` handlers must be in it.
+   */
+  topology?: readonly ConsumerDeclaration[];
+  /**
+   * Leave the outbox relay stopped until `startRelay()` (standalone: every service subscribes
+   * before any relay publishes).
+   */
+  deferRelay?: boolean;
 }
 
 export interface RunningService {
@@ -50,6 +67,8 @@ export interface RunningService {
   url: string;
   port: number;
   app: NestFastifyApplication;
+  /** Starts an outbox relay held back by `deferRelay` (nothing to do otherwise). */
+  startRelay(): void;
   /** Publishes every event its outbox holds now (nothing to do for a stateless service). */
   drainOutbox(): Promise<void>;
   /** Graceful: stop taking requests and messages, finish in-flight work, flush the outbox. */

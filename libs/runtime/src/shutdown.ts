@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 
 /**
- * Runs `stop` once on the first SIGTERM or SIGINT, then exits. A second signal, or a stop
+ * Runs `stop` once on the first SIGTERM, SIGINT or SIGHUP, then exits. A second signal, or a stop
  * that outlives the timeout, exits at once: an operator's Ctrl-C always ends the process.
  */
 export function onShutdownSignal(
@@ -35,4 +35,6 @@ export function onShutdownSignal(
   };
   process.once('SIGTERM', handler);
   process.once('SIGINT', handler);
+  // A closed terminal: stop as gracefully as for Ctrl-C.
+  process.once('SIGHUP', handler);
 }

@@ -4,8 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { currentContext } from '@comanda/context';
-import { Inbox, InProcessBus, OnEvent, OutboxWriter } from '@comanda/messaging';
-import { schemaOf } from '@comanda/persistence';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { BusContext, InProcessBus, OnEvent, OutboxWriter } from '@comanda/messaging';
+import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { Public } from '@comanda/security';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { RunningService, ServiceDefinition } from './service-definition';
@@ -14,7 +15,9 @@ import { startService } from './start-service';
 class CreateNotes1800000000000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     const schema = schemaOf(runner);
-    await runner.query(`CREATE TABLE "${schema}".notes (id text PRIMARY KEY, seen_by text)`);
+    await runner.query(
+      `CREATE TABLE "${schema}".notes (id text PRIMARY KEY, seen_by text, seen_count int NOT NULL DEFAULT 0)`,
+    );
   }
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP TABLE "${schemaOf(runner)}".notes`);
@@ -29,13 +32,12 @@ class CreateNote {
 @Injectable()
 class NotesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly outbox: OutboxWriter,
-    private readonly inbox: Inbox,
   ) {}
 
   create(id: string) {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       await manager.query(`INSERT INTO notes.notes (id) VALUES ($1)`, [id]);
       await this.outbox.add(manager, {
         type: EventTypes.ConfigUpdated,
@@ -46,12 +48,11 @@ class NotesService {
     });
   }
 
-  markSeen(event: CloudEvent, requestId: string) {
-    return this.inbox.handleOnce('mark-seen', event, (manager) =>
-      manager.query(`UPDATE notes.notes SET seen_by = $2 WHERE id = $1`, [
-        event.subject,
-        requestId,
-      ]),
+  /** A use case: runs in the caller's transaction (here the consumer's inbox transaction). */
+  async markSeen(tx: Tx, event: CloudEvent, requestId: string) {
+    await tx.query(
+      `UPDATE notes.notes SET seen_by = $2, seen_count = seen_count + 1 WHERE id = $1`,
+      [event.subject, requestId],
     );
   }
 }
@@ -77,9 +78,9 @@ class NotesController {
     return { finished: true };
   }
 
-  @OnEvent(EventTypes.ConfigUpdated, 'mark-seen')
-  async onNote(event: CloudEvent) {
-    await this.notes.markSeen(event, currentContext()?.requestId ?? 'none');
+  @OnEvent(EventTypes.ConfigUpdated, { consumer: 'mark-seen' })
+  async onNote(@Payload() event: CloudEvent, @Ctx() ctx: BusContext) {
+    await this.notes.markSeen(ctx.getTransaction(), event, currentContext()?.requestId ?? 'none');
   }
 }
 
@@ -91,6 +92,10 @@ const notesService: ServiceDefinition = {
   database: { schema: 'notes', entities: [], migrations: [CreateNotes1800000000000] },
   module: NotesModule,
 };
+
+const topology = [
+  { service: 'notes', consumer: 'mark-seen', eventTypes: [EventTypes.ConfigUpdated] },
+] as const;
 
 const headers = { 'x-api-version': '0', 'content-type': 'application/json' };
 
@@ -107,6 +112,7 @@ describe('startService', () => {
       databaseUrl: database.url,
       bus,
       env: { LOG_LEVEL: 'warn', OUTBOX_POLL_MS: '100', TIMER_POLL_MS: '100' },
+      topology,
     });
   });
 
@@ -141,6 +147,26 @@ describe('startService', () => {
       return row?.seen_by ?? undefined;
     });
     expect(seenBy).toBe('req-note-1');
+  });
+
+  it('runs a handler in the inbox transaction: a redelivered event has its effect once', async () => {
+    await fetch(`${service.url}/notes`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ id: 'note-twice' }),
+    });
+    const count = () =>
+      service.app
+        .get(DataSource)
+        .query(`SELECT seen_count FROM notes.notes WHERE id = 'note-twice'`)
+        .then((rows: Array<{ seen_count: number }>) => rows[0]?.seen_count ?? 0);
+    await waitFor('the first delivery', async () => ((await count()) === 1 ? true : undefined));
+    const [row] = await service.app
+      .get(DataSource)
+      .query(`SELECT event FROM notes.outbox WHERE subject = 'note-twice'`);
+    // The same event again, as a broker redelivery after a lost ack would bring it.
+    await bus.publish(row.event as CloudEvent);
+    expect(await count()).toBe(1);
   });
 
   it('applies the HTTP kit: version header, validation, problem+json', async () => {
@@ -181,7 +207,28 @@ describe('startService', () => {
     );
     expect(text).toMatch(/comanda_outbox_pending_events\{service="notes"\} \d+/);
     expect(text).toMatch(/comanda_timers_overdue\{service="notes"\} 0/);
+    expect(text).toMatch(/comanda_outbox_retrying_events\{service="notes"\} 0/);
+    expect(text).toMatch(/comanda_parked_messages\{kind="dead_letter",service="notes"\} 0/);
     expect(text).toContain('process_cpu_seconds_total');
+  });
+
+  it('refuses to start a service whose consumer is not in the topology, naming the entry to add', async () => {
+    const other = new InProcessBus();
+    try {
+      await expect(
+        startService(notesService, {
+          port: 0,
+          databaseUrl: database.url,
+          bus: other,
+          env: { LOG_LEVEL: 'silent' },
+          topology: [],
+        }),
+      ).rejects.toThrow(
+        "add { service: 'notes', consumer: 'mark-seen', eventTypes: ['config.updated'] } to CONSUMER_TOPOLOGY",
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses to start a service with a database but no bus', async () => {
@@ -201,6 +248,7 @@ describe('graceful shutdown', () => {
         databaseUrl: database.url,
         bus,
         env: { LOG_LEVEL: 'warn' },
+        topology,
       });
       const inFlight = fetch(`${service.url}/notes/slow`, { headers });
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -6,19 +6,35 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { configureHttpApp, createFastifyAdapter, loggingModule } from '@comanda/http';
+import { runInService } from '@comanda/context';
+import {
+  addProblemAnswers,
+  configureHttpApp,
+  createFastifyAdapter,
+  fillDtoSchemas,
+  loggingModule,
+} from '@comanda/http';
+import { CONSUMER_TOPOLOGY, consumerQueue } from '@comanda/contracts';
 import {
   BusExceptionFilter,
   BusServer,
+  DeadLetterStore,
+  Inbox,
   MESSAGE_BUS,
   MESSAGING_MIGRATIONS,
+  MessagingLifecycle,
   MessagingModule,
   OutboxRelay,
 } from '@comanda/messaging';
-import { openDatabase } from '@comanda/persistence';
+import { openDatabase, UnitOfWork } from '@comanda/persistence';
 import { SecurityModule } from '@comanda/security';
 import { loadConfig } from './config/load-config';
 import { RuntimeConfig } from './config/runtime.config';
+import {
+  BUS_SERVER_REF,
+  DeadLettersController,
+  type BusServerRef,
+} from './dead-letters/dead-letters.controller';
 import { HealthController } from './health/health.controller';
 import { serveMetrics } from './metrics/service-metrics';
 import {
@@ -37,12 +53,21 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * The same function runs a service alone (distributed mode) and beside the others
  * (standalone mode), so both modes share one code path.
  */
-export async function startService(
+export function startService(
+  definition: ServiceDefinition,
+  options: StartOptions,
+): Promise<RunningService> {
+  // Its timers, relay and server inherit the scope: their log lines name this service.
+  return runInService(definition.name, () => startInScope(definition, options));
+}
+
+async function startInScope(
   definition: ServiceDefinition,
   options: StartOptions,
 ): Promise<RunningService> {
   const config = loadConfig(RuntimeConfig, options.env);
   const { database } = definition;
+  const topology = options.topology ?? CONSUMER_TOPOLOGY;
   if (database && (!options.databaseUrl || !options.bus)) {
     throw new Error(`${definition.name} has a database: startService needs databaseUrl and bus`);
   }
@@ -59,22 +84,34 @@ export async function startService(
         })
       : undefined;
 
+  let created: NestFastifyApplication | undefined;
   try {
-    const root = rootModule(definition, config, options, dataSource);
+    const busServerRef: BusServerRef = {};
+    const root = rootModule(definition, config, options, dataSource, busServerRef);
     const app = await NestFactory.create<NestFastifyApplication>(
       root,
       createFastifyAdapter({
         bodyLimitBytes: definition.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
         rawContentTypes: definition.rawContentTypes,
+        timeouts: {
+          headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+          requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+          keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        },
+        maxParamLength: definition.maxPathParamLength,
+        maxConnectionsPerAddress: definition.publicListener
+          ? config.HTTP_MAX_CONNECTIONS_PER_ADDRESS
+          : 0,
       }),
       { bufferLogs: true, abortOnError: false },
     );
+    created = app;
     app.useLogger(app.get(PinoLogger));
     await configureHttpApp(app, {
       serviceName: definition.name,
       versionExemptPaths: ['/openapi.json', '/metrics', ...(definition.versionExemptPaths ?? [])],
     });
-    serveOpenApi(app, definition.name);
+    if (definition.openApi !== false) serveOpenApi(app, definition.name);
     serveMetrics(app, definition.name, dataSource, database?.schema);
     // A keep-alive connection would hold the close open until its idle timeout: once
     // shutdown begins, in-flight responses tell the client to close it.
@@ -89,14 +126,25 @@ export async function startService(
     if (dataSource && options.bus) {
       // Deferred so the filter below is registered before the handlers are wired; the
       // application's own init runs the lifecycle hooks, so the microservice must not.
+      busServerRef.server = new BusServer(options.bus, {
+        service: definition.name,
+        inbox: app.get(Inbox),
+        deadLetters: app.get(DeadLetterStore),
+        topology,
+      });
       const consumers = app.connectMicroservice<MicroserviceOptions>(
-        { strategy: new BusServer(options.bus, { service: definition.name }) },
+        { strategy: busServerRef.server },
         { deferInitialization: true },
       );
       (consumers as unknown as NestMicroservice).setIsInitHookCalled(true);
       // Keeps a failing handler's own error in the retry and dead-letter headers.
       consumers.useGlobalFilters(new BusExceptionFilter());
     }
+    // Topology before traffic: every consumer's queue and bindings exist before this
+    // service's relay publishes its first event, whoever starts first.
+    await options.bus?.declare?.(
+      topology.map((entry) => ({ queue: consumerQueue(entry), eventTypes: entry.eventTypes })),
+    );
     // Lifecycle hooks (relay, timers, bootstrap data) run before messages or requests arrive.
     await app.init();
     await app.startAllMicroservices();
@@ -111,6 +159,9 @@ export async function startService(
       port,
       url: `http://127.0.0.1:${port}`,
       app,
+      startRelay: () => {
+        if (dataSource) app.get(MessagingLifecycle).startRelay();
+      },
       drainOutbox: async () => {
         if (dataSource) await app.get(OutboxRelay).drain();
       },
@@ -124,6 +175,9 @@ export async function startService(
         })()),
     };
   } catch (error) {
+    // A start that failed after init (a consumer missing from the topology, a port in use)
+    // has its relay and timers running: stop them before the database goes away.
+    await created?.close().catch(() => undefined);
     await dataSource?.destroy();
     throw error;
   }
@@ -134,13 +188,18 @@ function rootModule(
   config: RuntimeConfig,
   options: StartOptions,
   dataSource: DataSource | undefined,
+  busServerRef: BusServerRef,
 ): DynamicModule {
   const values = new Map<InjectionToken, unknown>([
     [RUNTIME_ENV, options.env],
     [SERVICE_NAME, definition.name],
     [RuntimeConfig, config],
+    [BUS_SERVER_REF, busServerRef],
   ]);
-  if (dataSource) values.set(DataSource, dataSource);
+  if (dataSource) {
+    values.set(DataSource, dataSource);
+    values.set(UnitOfWork, new UnitOfWork(dataSource));
+  }
   if (options.bus) values.set(MESSAGE_BUS, options.bus);
   const tokens = [...values.keys()];
 
@@ -153,7 +212,7 @@ function rootModule(
 
   const imports: DynamicModule['imports'] = [
     RuntimeCoreModule,
-    loggingModule(definition.name, config.LOG_LEVEL),
+    loggingModule(definition.name, config.LOG_LEVEL, undefined, config.LOG_FORMAT),
     TerminusModule,
   ];
   if (definition.database && dataSource) {
@@ -163,13 +222,18 @@ function rootModule(
         schema: definition.database.schema,
         relayPollMs: config.OUTBOX_POLL_MS,
         timerPollMs: config.TIMER_POLL_MS,
+        deferRelayStart: options.deferRelay,
       }),
     );
   }
   if (definition.security !== false) imports.push(SecurityModule.forService({ env: options.env }));
   imports.push(definition.module);
 
-  @Module({ imports, controllers: [HealthController] })
+  // Every service with a database keeps (and answers for) its own dead letters.
+  const controllers = definition.database
+    ? [HealthController, DeadLettersController]
+    : [HealthController];
+  @Module({ imports, controllers })
   class ServiceRootModule {}
   Object.defineProperty(ServiceRootModule, 'name', { value: `${pascal(definition.name)}Root` });
   return { module: ServiceRootModule };
@@ -182,19 +246,23 @@ function serveOpenApi(app: NestFastifyApplication, name: string): void {
     .getHttpAdapter()
     .getInstance()
     .get('/openapi.json', async (_request, reply) => {
-      document ??= SwaggerModule.createDocument(
-        app,
-        new DocumentBuilder()
-          .setTitle(`Comanda ${name}`)
-          .setVersion('0')
-          .addBearerAuth()
-          .addGlobalParameters({
-            name: 'X-Api-Version',
-            in: 'header',
-            required: true,
-            schema: { type: 'string', enum: ['0'] },
-          })
-          .build(),
+      document ??= addProblemAnswers(
+        fillDtoSchemas(
+          SwaggerModule.createDocument(
+            app,
+            new DocumentBuilder()
+              .setTitle(`Comanda ${name}`)
+              .setVersion('0')
+              .addBearerAuth()
+              .addGlobalParameters({
+                name: 'X-Api-Version',
+                in: 'header',
+                required: true,
+                schema: { type: 'string', enum: ['0'] },
+              })
+              .build(),
+          ),
+        ),
       );
       return reply.type('application/json').send(document);
     });

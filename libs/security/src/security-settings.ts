@@ -11,7 +11,10 @@ export interface SecuritySettings {
   /** `aud` every token must carry. */
   audience: string;
   environment: DeploymentEnvironment;
-  /** Cap of JWKS fetches per minute per tenant: the cooldown of refetching on an unknown `kid`. */
+  /**
+   * JWKS fetches per minute per tenant at most: an unknown `kid` refetches the tenant's keys
+   * once per `60 s / jwksRequestsPerMinute` (the cool-down) and is refused from memory otherwise.
+   */
   jwksRequestsPerMinute: number;
 }
 

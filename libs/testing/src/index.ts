@@ -1,3 +1,9 @@
-export { amqpServerUrl, createTestBroker, createTestDatabase, postgresServerUrl } from './services';
+export {
+  amqpServerUrl,
+  createTestBroker,
+  createTestDatabase,
+  disposeTestBroker,
+  postgresServerUrl,
+} from './services';
 export type { TestBroker, TestDatabase } from './services';
 export { waitFor } from './wait-for';

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { Client } from 'pg';
 
 /**
- * The test harness of ARCHITECTURE.md: real PostgreSQL and RabbitMQ from `DATABASE_URL` /
+ * The test harness of docs/architecture.md: real PostgreSQL and RabbitMQ from `DATABASE_URL` /
  * `AMQP_URL` when set (CI has both on 127.0.0.1), else the standard local ports when a
  * server answers there (so `npm test` works as is on a developer machine), else
  * Testcontainers when a Docker engine answers, else a clear error naming what is missing. Every suite gets its own database and
@@ -108,7 +108,13 @@ export async function createTestDatabase(label = 'suite'): Promise<TestDatabase>
 
 async function withAdminClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
-  await client.connect();
+  await client.connect().catch((error: NodeJS.ErrnoException) => {
+    const { host, port } = new URL(url);
+    // One line instead of a driver stack: the test cannot run, and this is why.
+    throw new Error(
+      `PostgreSQL at ${host || port} does not answer (${error.code ?? error.message}): start it, or set DATABASE_URL to one that runs`,
+    );
+  });
   try {
     return await work(client);
   } finally {
@@ -128,4 +134,33 @@ export async function createTestBroker(label = 'suite'): Promise<TestBroker> {
   const url = await amqpServerUrl();
   const suffix = `${label.replace(/[^a-z0-9]/gi, '-').toLowerCase()}-${randomBytes(4).toString('hex')}`;
   return { url, exchange: `comanda.events.test.${suffix}`, queuePrefix: `test.${suffix}.` };
+}
+
+/**
+ * Removes what a suite left on the broker: each consumer queue with its dead-letter queue
+ * and its retry queues (the default delays unless given), and the suite's exchange.
+ */
+export async function disposeTestBroker(
+  broker: TestBroker,
+  queues: string[],
+  retryDelaysMs: number[] = [1_000, 5_000, 30_000],
+): Promise<void> {
+  const { connect: connectAmqp } = await import('amqplib');
+  const connection = await connectAmqp(broker.url);
+  try {
+    const channel = await connection.createChannel();
+    for (const queue of queues) {
+      for (const name of [
+        queue,
+        `${queue}.dlq`,
+        ...retryDelaysMs.map((d) => `${queue}.retry.${d}`),
+      ]) {
+        await channel.deleteQueue(name);
+      }
+    }
+    await channel.deleteExchange(broker.exchange);
+    await channel.close();
+  } finally {
+    await connection.close();
+  }
 }

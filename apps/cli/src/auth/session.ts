@@ -15,7 +15,11 @@ export class Session {
     this.cache = new TokenCache(env.configDir);
   }
 
-  async login(credentials: ClientCredentials, now = Date.now()): Promise<CachedToken> {
+  async login(
+    credentials: ClientCredentials,
+    profile?: string,
+    now = Date.now(),
+  ): Promise<{ token: CachedToken; profile: string }> {
     const response = await requestToken(credentials);
     const token: CachedToken = {
       url: credentials.url,
@@ -25,34 +29,33 @@ export class Session {
       accessToken: response.access_token,
       expiresAt: now + response.expires_in * 1000,
     };
-    await this.cache.write(token);
-    return token;
+    return { token, profile: await this.cache.write(token, profile) };
   }
 
   /** An API client with a valid token, for commands that call the API. */
   async client(): Promise<ApiClient> {
-    const cached = await this.cache.usable();
+    const profile = this.env.profile;
+    const cached = await this.cache.usable(Date.now(), profile);
     if (cached) return new ApiClient(cached.url, cached.accessToken);
 
-    const previous = await this.cache.read();
+    const previous = await this.cache.read(profile);
     const url = this.env.url ?? previous?.url;
     const tenant = this.env.tenant ?? previous?.tenant;
     const clientId = this.env.clientId ?? previous?.clientId;
     const clientSecret = this.env.clientSecret;
     if (url && tenant && clientId && clientSecret) {
-      const renewed = await this.login({
-        url,
-        tenant,
-        clientId,
-        clientSecret,
-        scope: previous?.scope || undefined,
-      });
+      const { token: renewed } = await this.login(
+        { url, tenant, clientId, clientSecret, scope: previous?.scope || undefined },
+        profile,
+      );
       return new ApiClient(renewed.url, renewed.accessToken);
     }
     throw new CliError(
       previous
         ? 'The cached token has expired. Run `comanda login` again (or set COMANDA_CLIENT_SECRET to renew it automatically).'
-        : 'Not logged in. Run `comanda login --url <gateway url> --tenant <tenant> --client-id <id>` first.',
+        : profile
+          ? `No token for the profile "${profile}". Run \`comanda login --profile ${profile} ...\` first.`
+          : 'Not logged in. Run `comanda login --credentials-file <file>` or `comanda login --tenant <tenant> --client-id <id>` first.',
     );
   }
 }

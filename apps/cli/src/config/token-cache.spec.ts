@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXPIRY_MARGIN_MS, TokenCache, type CachedToken } from './token-cache';
+import { defaultProfile, EXPIRY_MARGIN_MS, TokenCache, type CachedToken } from './token-cache';
 
 describe('token cache', () => {
   let directory: string;
@@ -19,7 +19,7 @@ describe('token cache', () => {
     expiresAt,
   });
 
-  it('writes token.json readable by its owner only, in a directory it creates', async () => {
+  it('writes tokens.json readable by its owner only, in a directory it creates', async () => {
     const cache = new TokenCache(directory);
     await cache.write(token(Date.now() + 3_600_000));
     expect(statSync(cache.path).mode & 0o777).toBe(0o600);
@@ -44,5 +44,23 @@ describe('token cache', () => {
 
   it('has nothing when no login happened yet', async () => {
     expect(await new TokenCache(directory).usable()).toBeUndefined();
+  });
+
+  it('keeps one token per identity: logging in as another client never replaces the first', async () => {
+    const cache = new TokenCache(directory);
+    const admin = {
+      ...token(Date.now() + 3_600_000),
+      clientId: 'platform-admin',
+      tenant: 'platform',
+    };
+    const integrator = { ...token(Date.now() + 3_600_000), accessToken: 'integrator' };
+    await cache.write(admin);
+    await cache.write(integrator, 'pos');
+    expect(await cache.read()).toEqual(integrator);
+    expect(await cache.read(defaultProfile(admin))).toEqual(admin);
+    expect(await cache.profiles()).toEqual({
+      current: 'pos',
+      names: ['platform-admin@platform@http://localhost:3000', 'pos'],
+    });
   });
 });

@@ -65,6 +65,59 @@ describe('config store: extensions through the gateway', () => {
     ).toBe(400);
   });
 
+  it('a private id of tenant A answers tenant B as an unused id: B may create it, privately or publicly, and A keeps its own', async () => {
+    const entity = freshEntity('private-ids');
+    const id = freshId('hush');
+    await publish(alice, entity, { id, version: 'a1', availability: 'Private' });
+    const unused = freshId('unused');
+    // Every answer B gets about A's private id is the answer for an id nobody used.
+    for (const [method, suffix] of [
+      ['GET', '?include_private=true'],
+      ['DELETE', ''],
+    ] as const) {
+      const hidden = await bob.call(method, `${extensions(entity)}/${id}${suffix}`);
+      const missing = await bob.call(method, `${extensions(entity)}/${unused}${suffix}`);
+      expect(hidden.status).toBe(404);
+      // The same problem, but for the id it names and the request it answers.
+      const normalized = (text: string, named: string) =>
+        JSON.parse(text.split(named).join('<id>'), (key, value: unknown) =>
+          ['requestId', 'instance'].includes(key) ? undefined : value,
+        ) as unknown;
+      expect(normalized(hidden.text, id)).toEqual(normalized(missing.text, unused));
+    }
+    const created = await bob.call<ExtensionOutput>('POST', extensions(entity), {
+      body: { id, version: 'b1', availability: 'Private' },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ id, publisher: bob.clientId, version: 'b1' });
+
+    const read = (who: Integrator) =>
+      who.call<ExtensionOutput>('GET', `${extensions(entity)}/${id}?include_private=true`);
+    expect((await read(alice)).body).toMatchObject({ publisher: alice.clientId, version: 'a1' });
+    expect((await read(bob)).body).toMatchObject({ publisher: bob.clientId, version: 'b1' });
+
+    // B publishes its id: allowed; A still reads its own, and sees B's in the list.
+    const published = await bob.call<ExtensionOutput>('PUT', `${extensions(entity)}/${id}`, {
+      body: { id, version: 'b2', availability: 'Public' },
+    });
+    expect(published.status).toBe(200);
+    expect((await read(alice)).body).toMatchObject({ publisher: alice.clientId, version: 'a1' });
+    const listed = await alice.call<ExtensionSummaryOutput[]>(
+      'GET',
+      `${extensions(entity)}?include_private=true`,
+    );
+    expect(listed.body.map((extension) => [extension.id, extension.publisher])).toEqual([
+      [id, alice.clientId],
+      [id, bob.clientId],
+    ]);
+    // Now the id is published by B, A cannot publish it too: 409, about a public extension.
+    const clash = await alice.call('PUT', `${extensions(entity)}/${id}`, {
+      body: { id, version: 'a2', availability: 'Public' },
+    });
+    expect(clash.status).toBe(409);
+    expect(clash.body).toMatchObject({ code: 'extension.id_taken' });
+  });
+
   it('GET /extensions lists the minimal model by default (complete=false) and the complete model with complete=true', async () => {
     const entity = freshEntity('models');
     const id = freshId('model');

@@ -4,6 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@comanda/platform';
 import { waitFor } from '@comanda/testing';
+import {
+  isReady,
+  killGroup,
+  startStandaloneProcess,
+  type StandaloneProcess,
+} from './standalone-process';
 
 const ROOT = resolve(__dirname, '../../../..');
 
@@ -98,4 +104,38 @@ describe('standalone mode (npm start)', () => {
     });
     expect(running.output()).not.toContain('initialising PostgreSQL');
   }, 240_000);
+
+  it('starts again after a kill -9 or a closed terminal, its database stopped with it', async () => {
+    const port = await freePort();
+    const settings = { PORT: String(port), COMANDA_DATA_DIR: dataDir, LOG_FORMAT: 'json' };
+    let process_: StandaloneProcess | undefined;
+    try {
+      for (const signal of ['SIGKILL', 'SIGHUP'] as const) {
+        process_ = startStandaloneProcess(settings, process.env);
+        await waitFor('the platform to be ready', () => isReady(port), {
+          timeoutMs: 90_000,
+          intervalMs: 250,
+        });
+        const child = process_.child;
+        // SIGKILL: the Comanda process alone, as the OOM killer does. SIGHUP: the terminal's
+        // whole process group, as closing the terminal does.
+        if (signal === 'SIGKILL') child.kill('SIGKILL');
+        else process.kill(-(child.pid as number), 'SIGHUP');
+        await process_.exited();
+        await waitFor(
+          'its PostgreSQL to stop with it',
+          () => !existsSync(join(dataDir, 'postgres', 'postmaster.pid')),
+          { timeoutMs: 30_000 },
+        );
+      }
+      process_ = startStandaloneProcess(settings, process.env);
+      await waitFor('the platform to be ready once more', () => isReady(port), {
+        timeoutMs: 90_000,
+        intervalMs: 250,
+      });
+      expect(process_.output()).not.toMatch(/lock file|already running/);
+    } finally {
+      await killGroup(process_);
+    }
+  }, 300_000);
 });

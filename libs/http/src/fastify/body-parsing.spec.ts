@@ -63,4 +63,42 @@ describe('request bodies', () => {
       body: { grant_type: 'client_credentials', scope: 'orders:read' },
     });
   });
+
+  const postJsonText = (body: string) =>
+    call(`${url}/text`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+
+  it.each([
+    ['nested 10,000 deep', '['.repeat(10_000) + ']'.repeat(10_000)],
+    ['an object nested 65 deep', '{"a":'.repeat(65) + '1' + '}'.repeat(65)],
+    ['an array of 10,001 items', JSON.stringify(Array.from({ length: 10_001 }, () => 0))],
+    [
+      'an object of 1,001 members',
+      JSON.stringify(Object.fromEntries(Array.from({ length: 1001 }, (_v, i) => [`k${i}`, 0]))),
+    ],
+  ])(
+    'refuses a JSON body %s with 400 request.invalid, naming where, before validation',
+    async (_case, body) => {
+      const response = await postJsonText(body);
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: 'request.invalid',
+        errors: [{ path: expect.any(String), message: expect.stringMatching(/^must not /) }],
+      });
+    },
+  );
+
+  it('refuses a body with a __proto__ member as malformed', async () => {
+    const response = await postJsonText('{"a":1,"__proto__":{"polluted":true}}');
+    expect(response.status).toBe(400);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('accepts a JSON body nested 64 deep', async () => {
+    const response = await postJsonText('{"a":'.repeat(63) + '1' + '}'.repeat(63));
+    expect(response.status).toBe(201);
+  });
 });

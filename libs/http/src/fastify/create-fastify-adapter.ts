@@ -1,6 +1,15 @@
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { replyWithProblem } from '../problem/reply-with-problem';
+import { MAX_IDENTIFIER_LENGTH } from '../validation/identifier-length';
 import { installRequestContext } from '../request/request-context.hooks';
 import { requestIdFor } from '../request/request-id';
+import {
+  capConnectionsPerAddress,
+  DEFAULT_SERVER_TIMEOUTS,
+  serverTimeoutOptions,
+  type ServerTimeouts,
+} from './connection-limits';
 import { ProblemFastifyAdapter } from './problem-fastify.adapter';
 
 export interface FastifyAdapterOptions {
@@ -8,14 +17,26 @@ export interface FastifyAdapterOptions {
   bodyLimitBytes?: number;
   /** Content types whose body reaches handlers as a plain string (`text/plain` always does). */
   rawContentTypes?: string[];
+  /** Header, request and keep-alive timeouts; defaults in DEFAULT_SERVER_TIMEOUTS. */
+  timeouts?: Partial<ServerTimeouts>;
+  /** Open connections one peer address may hold; 0 or absent: no cap (internal listeners). */
+  maxConnectionsPerAddress?: number;
+  /** Longest path parameter; default MAX_IDENTIFIER_LENGTH (a catch-all route needs more). */
+  maxParamLength?: number;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export function createFastifyAdapter(options: FastifyAdapterOptions = {}): FastifyAdapter {
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const timeouts = serverTimeoutOptions({ ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts });
   const adapter = new ProblemFastifyAdapter({
     bodyLimit,
+    // No socket may sit on a half-sent request forever: a handful of slow clients would
+    // otherwise hold the server (slowloris).
+    http: timeouts,
+    requestTimeout: timeouts.requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
     // Logs go through pino via nestjs-pino (see loggingModule), with our request id.
     logger: false,
     genReqId: requestIdFor,
@@ -23,8 +44,17 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     // Behind the gateway or an ingress, X-Forwarded-* is set by whoever calls us; services
     // must not believe it.
     trustProxy: false,
+    // A path parameter longer than any identifier names nothing: refused before any handler.
+    routerOptions: { maxParamLength: options.maxParamLength ?? MAX_IDENTIFIER_LENGTH },
+    // Errors Fastify's router raises itself (bad URL, parameter too long) are problems too.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      replyWithProblem(request, reply, error);
+    },
   });
   const fastify = adapter.getInstance();
+  if (options.maxConnectionsPerAddress) {
+    capConnectionsPerAddress(fastify.server, options.maxConnectionsPerAddress);
+  }
   installRequestContext(fastify);
   for (const type of options.rawContentTypes ?? []) {
     if (fastify.hasContentTypeParser(type)) continue;

@@ -1,6 +1,9 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { problemFromFastifyError } from './fastify-errors';
+import { installJsonInputGuard } from './json-input-guard';
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown;
 
@@ -11,6 +14,15 @@ type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: Fastif
  * `request.malformed_json`.
  */
 export class ProblemFastifyAdapter extends FastifyAdapter {
+  /** Nest's JSON parser, replaced by one that bounds depth, width and length first. */
+  override registerParserMiddleware(prefix?: string, rawBody?: boolean): void {
+    const first = !this.isParserRegistered;
+    super.registerParserMiddleware(prefix, rawBody);
+    if (!first) return;
+    const fastify = this.getInstance();
+    installJsonInputGuard(fastify, fastify.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  }
+
   override setErrorHandler(handler: Parameters<FastifyAdapter['setErrorHandler']>[0]) {
     const nestHandler = handler as unknown as ErrorHandler;
     const translating: ErrorHandler = (error, request, reply) =>

@@ -72,6 +72,31 @@ describe('JSON logs', () => {
     expect(raw.join('\n')).not.toContain('s3cr3t-value');
   });
 
+  it('redacts secrets sent in a query string, in the logged URL and query', async () => {
+    await call(`${url}/context?client_secret=q-s3cr3t&password=q-pw&access_token=q-tok&page=2`, {
+      headers: { 'x-request-id': 'log-q' },
+    });
+    const completed = await lineOf('log-q', 'request completed');
+    expect((completed.req as { url: string }).url).toBe(
+      '/context?client_secret=[redacted]&password=[redacted]&access_token=[redacted]&page=2',
+    );
+    const text = raw.join('\n');
+    for (const secret of ['q-s3cr3t', 'q-pw', 'q-tok']) expect(text).not.toContain(secret);
+  });
+
+  it('redacts password, secret and token fields of logged objects', async () => {
+    runWithContext({ requestId: 'log-fields' }, () =>
+      new Logger('Test').log({
+        msg: 'fields',
+        user: { password: 'p-1', token: 't-1' },
+        secret: 's-1',
+      }),
+    );
+    await lineOf('log-fields', 'fields');
+    const text = raw.join('\n');
+    for (const secret of ['p-1', 't-1', 's-1']) expect(text).not.toContain(`"${secret}"`);
+  });
+
   it('logs an unexpected error with its stack and request id, which the response does not show', async () => {
     const response = await call(`${url}/boom`, { headers: { 'x-request-id': 'log-4' } });
     expect(response.text).not.toContain('secret detail');

@@ -1,8 +1,14 @@
-import { currentContext } from '@comanda/context';
+import { currentContext, currentService } from '@comanda/context';
 import type { DynamicModule } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
-import type { DestinationStream, Logger as PinoInstance } from 'pino';
+import pino, {
+  type DestinationStream,
+  type Logger as PinoInstance,
+  type LoggerOptions,
+} from 'pino';
+import pinoPretty from 'pino-pretty';
+import { redactRecord, redactUrl } from './redact-url';
 
 const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -15,7 +21,26 @@ const REDACTED_PATHS = [
   'clientSecret',
   '*.clientSecret',
   '*.*.clientSecret',
+  ...['secret', 'password', 'token', 'access_token', 'refresh_token', 'authorization'].flatMap(
+    (name) => [name, `*.${name}`, `*.*.${name}`],
+  ),
+  'req.headers["x-api-key"]',
 ];
+
+interface SerializedRequest {
+  url?: string;
+  query?: unknown;
+  [key: string]: unknown;
+}
+
+// Query strings carry secrets too (`?client_secret=`, `?token=`): their values never reach a line.
+const serializers = {
+  req: (request: SerializedRequest) => ({
+    ...request,
+    url: redactUrl(request.url),
+    ...(request.query === undefined ? {} : { query: redactRecord(request.query) }),
+  }),
+};
 
 // Orchestrators probe these every few seconds: a line per probe would bury everything else.
 // Nest's Fastify middleware strips the mount path from `url`; `originalUrl` keeps it.
@@ -23,32 +48,117 @@ function isHealthProbe(request: IncomingMessage & { originalUrl?: string }): boo
   return (request.originalUrl ?? request.url ?? '').startsWith('/health/');
 }
 
+/** `pretty`: human-readable lines; `json`: one JSON object a line; `auto`: pretty on a terminal. */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+
+// Nest's start-up chatter (a line per module and per route) says nothing a person needs at
+// `info`: it is logged at `debug` instead.
+const NEST_BOOT_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+  'NestMicroservice',
+]);
+
 const boundRequestIds = new WeakMap<PinoInstance, boolean>();
 
-/** Lines logged outside a request logger (services, message handlers) still get the id. */
-function requestIdMixin(_merge: object, _level: number, logger: PinoInstance): object {
-  const context = currentContext();
-  if (!context) return {};
-  let bound = boundRequestIds.get(logger);
-  if (bound === undefined) {
-    bound = 'requestId' in logger.bindings();
-    boundRequestIds.set(logger, bound);
-  }
-  return bound ? {} : { requestId: context.requestId };
+/**
+ * Every line names its service, and lines logged outside a request logger (services,
+ * message handlers) still get the request id. In standalone mode several services share
+ * one process-wide logger: the service comes from the work's scope (`runInService`).
+ */
+function contextMixin(serviceName: string) {
+  return (_merge: object, _level: number, logger: PinoInstance): object => {
+    const service = currentService() ?? serviceName;
+    const context = currentContext();
+    if (!context) return { service };
+    let bound = boundRequestIds.get(logger);
+    if (bound === undefined) {
+      bound = 'requestId' in logger.bindings();
+      boundRequestIds.set(logger, bound);
+    }
+    return bound ? { service } : { service, requestId: context.requestId };
+  };
 }
 
-/** JSON logs on stdout: one line per event with `service` and `requestId`, secrets redacted. */
+let prettyStream: DestinationStream | undefined;
+let jsonStream: DestinationStream | undefined;
+
+/**
+ * The destination for a format: one shared pretty printer per process, or one asynchronous
+ * JSON writer on stdout for every service of the process (lines logged while a write is under
+ * way go out together in the next one, instead of a blocking write(2) per line on the request
+ * path; a single writer keeps lines whole; pino flushes it on exit).
+ */
+export function logDestination(format: LogFormat): DestinationStream {
+  const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  if (!pretty) {
+    jsonStream ??= pino.destination({ dest: 1, sync: false });
+    return jsonStream;
+  }
+  prettyStream ??= pinoPretty({
+    sync: true,
+    colorize: process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service,context,req,res,responseTime',
+    // `gateway: listening…`, or `auth (OutboxRelay): …` when a class logs under its own name.
+    messageFormat: (line: Record<string, unknown>, messageKey: string) => {
+      const { service, context } = line;
+      const from =
+        context && context !== service
+          ? `${String(service)} (${String(context)})`
+          : String(service);
+      return `${from}: ${String(line[messageKey])}`;
+    },
+    hideObject: false,
+  });
+  return prettyStream;
+}
+
+function loggerOptions(serviceName: string, level: string): LoggerOptions {
+  return {
+    level,
+    messageKey: 'msg',
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers,
+    mixin: contextMixin(serviceName),
+    hooks: {
+      logMethod(args, method, callLevel) {
+        const first = args[0] as { context?: unknown } | undefined;
+        const boot =
+          callLevel === 30 &&
+          typeof first === 'object' &&
+          first !== null &&
+          typeof first.context === 'string' &&
+          NEST_BOOT_CONTEXTS.has(first.context);
+        if (boot && !this.isLevelEnabled('debug')) return;
+        method.apply(this, args as Parameters<typeof method>);
+      },
+    },
+  };
+}
+
+/** A logger outside Nest (the standalone launcher), in the same format as the services. */
+export function createLogger(
+  serviceName: string,
+  level: string,
+  format: LogFormat,
+  destination: DestinationStream = logDestination(format),
+): PinoInstance {
+  return pino(loggerOptions(serviceName, level), destination);
+}
+
+/** Logs on stdout, one line per event with `service` and `requestId`, secrets redacted. */
 export function loggingModule(
   serviceName: string,
   level: string,
   destination?: DestinationStream,
+  format: LogFormat = 'json',
 ): DynamicModule {
   const options = {
-    level,
-    base: { service: serviceName },
-    messageKey: 'msg',
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    mixin: requestIdMixin,
+    ...loggerOptions(serviceName, level),
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'requestId' },
     // Fastify already chose the id (the caller's sane X-Request-Id or a new one).
@@ -56,5 +166,5 @@ export function loggingModule(
       typeof request.id === 'string' ? request.id : (currentContext()?.requestId ?? 'unknown'),
     autoLogging: { ignore: isHealthProbe },
   };
-  return LoggerModule.forRoot({ pinoHttp: destination ? [options, destination] : options });
+  return LoggerModule.forRoot({ pinoHttp: [options, destination ?? logDestination(format)] });
 }

@@ -1,6 +1,8 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { problemFromFastifyError } from '../fastify/fastify-errors';
+import { allowedMethods, MethodNotAllowedError } from '../routing/allowed-methods';
+import { problemFromDatabaseError } from './database-errors';
 import { ProblemError } from './problem.error';
 import { problemForStatus } from './status-problems';
 
@@ -28,6 +30,14 @@ export function exceptionToProblem(exception: unknown, request: FastifyRequest):
     return { problem: exception, unexpected: exception.status >= 500 };
   }
   if (exception instanceof NotFoundException && request.is404) {
+    const path = requestPath(request);
+    const allowed = allowedMethods(request.server, path);
+    if (allowed.length > 0) {
+      return {
+        problem: new MethodNotAllowedError(request.method, path, allowed),
+        unexpected: false,
+      };
+    }
     return {
       problem: new ProblemError({
         status: 404,
@@ -45,6 +55,8 @@ export function exceptionToProblem(exception: unknown, request: FastifyRequest):
       unexpected: status >= 500,
     };
   }
+  const fromDatabase = problemFromDatabaseError(exception);
+  if (fromDatabase) return { problem: fromDatabase, unexpected: false };
   const fromFastify = problemFromFastifyError(exception, request);
   if (fromFastify) return { problem: fromFastify, unexpected: fromFastify.status >= 500 };
   return { problem: problemForStatus(500), unexpected: true };

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { throwError, type Observable } from 'rxjs';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem } from './exception-to-problem';
-import { PROBLEM_CONTENT_TYPE, problemTypeUri, type ProblemDetails } from './problem-details';
+import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
 
 /** The one place where any error of an HTTP request becomes `application/problem+json`. */
 @Catch()
@@ -37,15 +37,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
     }
 
-    const body: ProblemDetails = {
-      type: problemTypeUri(problem.code),
-      title: problem.title,
-      status: problem.status,
-      detail: problem.detail ?? problem.title,
-      code: problem.code,
-      requestId,
-      ...(problem.errors ? { errors: problem.errors } : {}),
-    };
+    const body = problemBody(problem, requestId);
     if (raw) {
       const response = reply as ServerResponse;
       if (response.headersSent) return;

@@ -84,6 +84,21 @@ describe('problem+json error responses', () => {
     expect(body.detail).toBe('No route matches GET /nowhere.');
   });
 
+  it('answers 405 with Allow for a known path asked with a method it lacks', async () => {
+    const response = await call(`${url}/kitchen`, { method: 'DELETE' });
+    expectProblem(response, 405, 'request.method_not_allowed');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('answers 405 for a path with parameters as well, and 404 for a path nobody serves', async () => {
+    expectProblem(
+      await call(`${url}/orders`, { method: 'PUT' }),
+      405,
+      'request.method_not_allowed',
+    );
+    expectProblem(await call(`${url}/nowhere`, { method: 'PUT' }), 404, 'route.not_found');
+  });
+
   it('tells a missing resource (resource.not_found) from an unknown route', async () => {
     const body = expectProblem(await call(`${url}/orders/missing`), 404, 'resource.not_found');
     expect(body.detail).toBe('Order 123 does not exist.');

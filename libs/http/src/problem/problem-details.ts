@@ -1,3 +1,5 @@
+import type { ProblemError } from './problem.error';
+
 /** One failing input of a request, e.g. `{ path: 'items[0].quantity', message: '...' }`. */
 export interface ProblemFieldError {
   path: string;
@@ -23,4 +25,17 @@ const PROBLEM_TYPE_BASE = 'https://comanda.dev/problems/';
 /** The `type` URI of a problem code; one page per code documents it. */
 export function problemTypeUri(code: string): string {
   return `${PROBLEM_TYPE_BASE}${encodeURIComponent(code)}`;
+}
+
+/** The body a problem is answered with. */
+export function problemBody(problem: ProblemError, requestId: string): ProblemDetails {
+  return {
+    type: problemTypeUri(problem.code),
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail ?? problem.title,
+    code: problem.code,
+    requestId,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+  };
 }

@@ -37,6 +37,26 @@ export interface Subscription {
   handler: (message: DeliveredMessage) => Promise<void>;
   prefetch?: number;
   retry?: RetryPolicy;
+  /**
+   * Resolves when what the handler depends on (its database) answers, rejects otherwise.
+   * When a handler fails with an infrastructure error (connection refused or lost, timeout,
+   * serialization failure, pool exhausted) the consumer stops taking messages, hands the
+   * message back without counting an attempt, and resumes once this resolves.
+   */
+  probe?: () => Promise<void>;
+  /**
+   * Keeps a message the consumer gives up on (retries exhausted, or a `NonRetryableError`)
+   * durably, in place of the transport's own dead-letter queue; the message is acked only
+   * once this resolved. When it fails, the consumer pauses as for an outage.
+   */
+  deadLetter?: (message: DeliveredMessage, error: string, attempts: number) => Promise<void>;
+}
+
+/** A consumer's queue as the topology declares it, before any consumer of it runs. */
+export interface QueueDeclaration {
+  queue: string;
+  eventTypes: readonly string[];
+  retry?: RetryPolicy;
 }
 
 export interface SubscriptionHandle {
@@ -52,6 +72,12 @@ export interface MessageBus {
    */
   publish(event: CloudEvent, headers?: MessageHeaders): Promise<void>;
   subscribe(subscription: Subscription): Promise<SubscriptionHandle>;
+  /**
+   * Declares consumers' queues and bindings ahead of their consumers, so what is published
+   * from now on waits in them. After it, a publish of a declared event type that no queue
+   * takes is refused (RabbitMQ `mandatory`), never confirmed and dropped.
+   */
+  declare?(queues: readonly QueueDeclaration[]): Promise<void>;
   /** True while connected and able to publish. */
   isReady(): boolean;
   close(): Promise<void>;

@@ -5,11 +5,14 @@ import {
   type DeliveredMessage,
   type MessageBus,
   type MessageHeaders,
+  type QueueDeclaration,
   type RetryPolicy,
   type Subscription,
   type SubscriptionHandle,
 } from '../bus/message-bus';
 import { BusClosedError } from '../bus/messaging.errors';
+import { classifyFailure } from '../bus/failure-kind';
+import { OutagePause } from '../bus/outage-pause';
 import { describeError, retryDelayAfter } from '../bus/retry-schedule';
 import { subscriptionSettings } from '../bus/subscription-settings';
 
@@ -43,6 +46,9 @@ interface Consumer {
   retry: RetryPolicy;
   running: number;
   cancelled: boolean;
+  /** Holds the consumer's queue while its database is down. */
+  outage: OutagePause;
+  keepDeadLetter?: Subscription['deadLetter'];
   idle: Array<() => void>;
 }
 
@@ -114,11 +120,22 @@ export class InProcessBus implements MessageBus {
       retry,
       running: 0,
       cancelled: false,
+      outage: new OutagePause(subscription.probe),
+      keepDeadLetter: subscription.deadLetter,
       idle: [],
     };
     queue.consumers.push(consumer);
     this.pump(queue);
     return { cancel: () => this.cancel(queue, consumer) };
+  }
+
+  /** Creates the queues now: what is published to them waits there for their consumers. */
+  async declare(queues: readonly QueueDeclaration[]): Promise<void> {
+    if (this.closed) throw new BusClosedError();
+    for (const declaration of queues) {
+      const queue = this.queueNamed(declaration.queue);
+      for (const eventType of declaration.eventTypes) queue.eventTypes.add(eventType);
+    }
   }
 
   isReady(): boolean {
@@ -160,6 +177,7 @@ export class InProcessBus implements MessageBus {
 
   private async cancel(queue: Queue, consumer: Consumer): Promise<void> {
     consumer.cancelled = true;
+    consumer.outage.stop();
     queue.consumers = queue.consumers.filter((candidate) => candidate !== consumer);
     if (consumer.running > 0) {
       await new Promise<void>((resolve) => consumer.idle.push(resolve));
@@ -179,6 +197,8 @@ export class InProcessBus implements MessageBus {
   }
 
   private nextFreeConsumer(queue: Queue): Consumer | undefined {
+    // While any consumer of the queue waits out an outage, the queue holds its messages.
+    if (queue.consumers.some((consumer) => consumer.outage.paused)) return undefined;
     const count = queue.consumers.length;
     for (let step = 0; step < count; step++) {
       const index = (queue.next + step) % count;
@@ -202,7 +222,10 @@ export class InProcessBus implements MessageBus {
       await consumer.handler(message);
       delivery.settle();
     } catch (error) {
-      this.retryOrDeadLetter(queue, consumer.retry, delivery, error);
+      const kind = classifyFailure(error);
+      if (kind === 'infrastructure') this.hold(queue, consumer, delivery, error);
+      else if (kind === 'non-retryable') this.deadLetter(queue, consumer, delivery, error);
+      else this.retryOrDeadLetter(queue, consumer, delivery, error);
     } finally {
       consumer.running--;
       if (consumer.running === 0) consumer.idle.splice(0).forEach((resolve) => resolve());
@@ -210,17 +233,35 @@ export class InProcessBus implements MessageBus {
     }
   }
 
+  /**
+   * The handler's infrastructure is down: the message goes back to the head of its queue
+   * with the same attempt number, and the queue waits until the consumer's probe answers.
+   */
+  private hold(queue: Queue, consumer: Consumer, delivery: Delivery, error: unknown): void {
+    if (this.closed) return;
+    queue.pending.unshift(delivery);
+    if (consumer.outage.paused) return;
+    this.logger.warn(
+      `${queue.name}: pausing while the infrastructure is unavailable (${describeError(error)}); event ${delivery.event.id} waits, no attempt counted`,
+    );
+    void consumer.outage.begin().then(() => {
+      if (consumer.cancelled || this.closed) return;
+      this.logger.log(`${queue.name}: infrastructure answers again, resuming`);
+      this.pump(queue);
+    });
+  }
+
   private retryOrDeadLetter(
     queue: Queue,
-    retry: RetryPolicy,
+    consumer: Consumer,
     delivery: Delivery,
     error: unknown,
   ): void {
     // Closing rejects the publish instead: the outbox keeps the event and sends it again.
     if (this.closed) return;
-    const delayMs = retryDelayAfter(retry, delivery.attempt);
+    const delayMs = retryDelayAfter(consumer.retry, delivery.attempt);
     if (delayMs === undefined) {
-      this.deadLetter(queue, delivery, error);
+      this.deadLetter(queue, consumer, delivery, error);
       return;
     }
     this.logger.warn(
@@ -235,7 +276,27 @@ export class InProcessBus implements MessageBus {
     this.retryTimers.set(timer, delivery);
   }
 
-  private deadLetter(queue: Queue, delivery: Delivery, error: unknown): void {
+  private deadLetter(queue: Queue, consumer: Consumer, delivery: Delivery, error: unknown): void {
+    const keep = consumer.keepDeadLetter;
+    if (keep) {
+      // Kept durably by the service (its dead_letters table); settled once it is written.
+      const message = {
+        event: delivery.event,
+        headers: delivery.headers,
+        attempt: delivery.attempt,
+        redelivered: delivery.attempt > 1,
+      };
+      keep(message, describeError(error), delivery.attempt).then(
+        () => {
+          this.logger.error(
+            `${queue.name}: event ${delivery.event.id} (${delivery.event.type}) dead-lettered after ${delivery.attempt} attempts: ${describeError(error)}`,
+          );
+          delivery.settle();
+        },
+        (keepError: unknown) => this.hold(queue, consumer, delivery, keepError),
+      );
+      return;
+    }
     const deadLetter: DeadLetter = {
       queue: queue.name,
       event: delivery.event,

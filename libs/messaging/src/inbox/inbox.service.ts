@@ -1,7 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
+import { deleteInBatches } from '../polling/delete-in-batches';
+import { PollingLoop } from '../polling/polling-loop';
 
 /**
  * Makes a consumer's effect happen once per event, however often the event is delivered:
@@ -9,13 +12,57 @@ import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../mes
  */
 @Injectable()
 export class Inbox {
+  private readonly logger = new Logger(Inbox.name);
   private readonly table: string;
+  private readonly deliveries: string;
+  private readonly retentionMs: number;
+  private readonly cleanupLoop: PollingLoop;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(MESSAGING_OPTIONS) options: MessagingOptions,
   ) {
     this.table = qualifiedTable(options.schema, 'inbox');
+    this.deliveries = qualifiedTable(options.schema, 'deliveries');
+    // Far past any redelivery the broker or the outbox can make, so a redelivered event
+    // still finds its mark.
+    this.retentionMs = options.relay?.inboxRetentionMs ?? 30 * 24 * 3_600_000;
+    this.cleanupLoop = new PollingLoop(
+      options.relay?.cleanupEveryMs ?? 60_000,
+      () => this.cleanup(),
+      (error) =>
+        this.logger.error(`inbox cleanup of "${options.schema}" failed: ${describeError(error)}`),
+    );
+  }
+
+  /** Starts deleting old marks (and delivery counts) in the background. */
+  startCleanup(): void {
+    this.cleanupLoop.start();
+  }
+
+  stopCleanup(): Promise<void> {
+    return this.cleanupLoop.stop();
+  }
+
+  /** Deletes marks and delivery counts past retention, in batches; true when more is left. */
+  async cleanup(): Promise<boolean> {
+    const marks = await deleteInBatches(
+      this.dataSource,
+      `DELETE FROM ${this.table} WHERE (consumer, event_id) IN (
+         SELECT consumer, event_id FROM ${this.table}
+         WHERE processed_at < now() - $1 * interval '1 millisecond'
+         ORDER BY processed_at LIMIT $2)`,
+      this.retentionMs,
+    );
+    const counts = await deleteInBatches(
+      this.dataSource,
+      `DELETE FROM ${this.deliveries} WHERE (consumer, event_id) IN (
+         SELECT consumer, event_id FROM ${this.deliveries}
+         WHERE updated_at < now() - $1 * interval '1 millisecond'
+         ORDER BY updated_at LIMIT $2)`,
+      this.retentionMs,
+    );
+    return marks || counts;
   }
 
   /**
@@ -39,6 +86,11 @@ export class Inbox {
       await effect(manager);
       return true;
     });
+  }
+
+  /** Resolves when the database answers (consumers paused by an outage probe with it). */
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
   }
 
   /** True when `consumer` has handled the event (committed). */

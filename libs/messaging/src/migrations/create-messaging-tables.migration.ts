@@ -87,7 +87,8 @@ export class CreateMessagingTables1700000000000 implements MigrationInterface {
   }
 }
 
-function schemaOf(runner: QueryRunner): string {
+/** The schema of the data source a messaging migration runs on. */
+export function schemaOf(runner: QueryRunner): string {
   const { schema } = runner.connection.options as PostgresConnectionOptions;
   if (!schema) throw new Error('the messaging tables need the data source to name its schema');
   return schema;

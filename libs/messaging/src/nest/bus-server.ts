@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { childTraceparent, runWithContext } from '@comanda/context';
+import { childTraceparent, runInService, runWithContext } from '@comanda/context';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import type {
   DeliveredMessage,
   MessageBus,
   RetryPolicy,
   SubscriptionHandle,
 } from '../bus/message-bus';
+import type { ConsumerDeclaration } from '@comanda/contracts';
+import { classifyFailure } from '../bus/failure-kind';
 import { InvalidSubscriptionError } from '../bus/messaging.errors';
+import { describeError } from '../bus/retry-schedule';
 import { BusContext } from './bus-context';
 
 export interface BusServerOptions {
@@ -17,6 +21,56 @@ export interface BusServerOptions {
   /** Concurrent messages per queue (the bus's default when unset). */
   prefetch?: number;
   retry?: RetryPolicy;
+  /**
+   * The service's inbox. When given, every handler runs inside `handleOnce(queue, event, …)`:
+   * a redelivered event is skipped, and the handler's writes commit with the inbox mark.
+   */
+  inbox?: InboxRunner;
+  /**
+   * The consumer topology (`CONSUMER_TOPOLOGY` of @comanda/contracts). When given, every
+   * consumer of this service must be declared there with exactly its handlers' event types,
+   * or the server refuses to start and names the entry to add.
+   */
+  topology?: readonly ConsumerDeclaration[];
+  /**
+   * The service's delivery counts and dead letters (`DeadLetterStore`). When given, every
+   * delivery is counted before its handler runs, a message delivered more than
+   * `maxDeliveries` times without completing (its handling kills the process) is parked, and
+   * messages the consumer gives up on are kept there instead of the transport's queue.
+   */
+  deadLetters?: DeadLetterSink;
+  /** Deliveries before a message that never completes is parked (default 10). */
+  maxDeliveries?: number;
+}
+
+/** The part of `DeadLetterStore` the server needs. */
+export interface DeadLetterSink {
+  countDelivery(
+    consumer: string,
+    eventId: string,
+  ): Promise<{ deliveries: number; lastError: string | null }>;
+  recordError(consumer: string, eventId: string, error: string): Promise<void>;
+  forget(consumer: string, eventId: string): Promise<void>;
+  park(
+    consumer: string,
+    message: Pick<DeliveredMessage, 'event' | 'headers'>,
+    error: string,
+    attempts: number,
+  ): Promise<void>;
+}
+
+/** What a replay did: applied now, or found already applied by the inbox (not applied again). */
+export type ReplayOutcome = 'applied' | 'already-applied';
+
+/** The part of `Inbox` the server needs (kept structural so tests may pass their own). */
+export interface InboxRunner {
+  handleOnce(
+    consumer: string,
+    event: { id: string },
+    effect: (manager: EntityManager) => Promise<void>,
+  ): Promise<boolean>;
+  /** Resolves when the inbox's database answers: consumers paused by an outage resume then. */
+  ping?(): Promise<void>;
 }
 
 export type BusServerStatus = 'connected' | 'disconnected';
@@ -27,6 +81,8 @@ export const BUS_TRANSPORT = Symbol('comanda-bus');
 interface ConsumerHandlers {
   queue: string;
   byType: Map<string, MessageHandler>;
+  /** Tail of the queue of redelivered messages, which run one at a time. */
+  suspects: Promise<void>;
 }
 
 /**
@@ -42,6 +98,7 @@ export class BusServer
 {
   override transportId = BUS_TRANSPORT;
   private handles: SubscriptionHandle[] = [];
+  private registered: ConsumerHandlers[] = [];
 
   constructor(
     private readonly bus: MessageBus,
@@ -52,13 +109,26 @@ export class BusServer
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
     try {
-      for (const consumer of this.consumers()) {
+      const consumers = this.consumers();
+      if (this.options.topology) this.checkDeclared(consumers, this.options.topology);
+      this.registered = consumers;
+      for (const consumer of consumers) {
         this.handles.push(
           await this.bus.subscribe({
             queue: consumer.queue,
             eventTypes: [...consumer.byType.keys()],
             prefetch: this.options.prefetch,
             retry: this.options.retry,
+            probe: this.options.inbox?.ping?.bind(this.options.inbox),
+            deadLetter: this.options.deadLetters
+              ? (message, error, attempts) =>
+                  (this.options.deadLetters as DeadLetterSink).park(
+                    consumer.queue,
+                    message,
+                    error,
+                    attempts,
+                  )
+              : undefined,
             handler: (message) => this.dispatch(consumer, message),
           }),
         );
@@ -112,13 +182,13 @@ export class BusServer
         const consumer: unknown = handler.extras?.['consumer'];
         if (typeof consumer !== 'string' || consumer === '') {
           throw new InvalidSubscriptionError(
-            `the handler of "${pattern}" names no consumer: declare it with @OnEvent(type, consumer)`,
+            `the handler of "${pattern}" names no consumer: declare it with @OnEvent(type, { consumer })`,
           );
         }
         const queue = `${this.options.service}.${consumer}`;
         let entry = consumers.get(queue);
         if (!entry) {
-          entry = { queue, byType: new Map() };
+          entry = { queue, byType: new Map(), suspects: Promise.resolve() };
           consumers.set(queue, entry);
         }
         if (entry.byType.has(pattern)) {
@@ -130,7 +200,89 @@ export class BusServer
     return [...consumers.values()];
   }
 
+  private checkDeclared(
+    consumers: ConsumerHandlers[],
+    topology: readonly ConsumerDeclaration[],
+  ): void {
+    const { service } = this.options;
+    for (const consumer of consumers) {
+      const name = consumer.queue.slice(service.length + 1);
+      const types = [...consumer.byType.keys()].sort();
+      const declared = topology.find((d) => d.service === service && d.consumer === name);
+      const entry = `{ service: '${service}', consumer: '${name}', eventTypes: [${types.map((t) => `'${t}'`).join(', ')}] }`;
+      if (!declared) {
+        throw new InvalidSubscriptionError(
+          `consumer ${consumer.queue} is not in the topology: add ${entry} to CONSUMER_TOPOLOGY in libs/contracts/src/topology.ts`,
+        );
+      }
+      const declaredTypes = [...declared.eventTypes].sort();
+      if (declaredTypes.join() !== types.join()) {
+        throw new InvalidSubscriptionError(
+          `consumer ${consumer.queue} handles [${types.join(', ')}] but the topology declares [${declaredTypes.join(', ')}]: change its entry in libs/contracts/src/topology.ts to ${entry}`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Runs a dead letter of `queue` again through the same handler and the same inbox, so an
+   * event already applied is not applied twice. Throws the handler's error when it fails.
+   */
+  async replay(
+    queue: string,
+    message: Pick<DeliveredMessage, 'event' | 'headers'>,
+  ): Promise<ReplayOutcome> {
+    const consumer = this.registered.find((candidate) => candidate.queue === queue);
+    if (!consumer) throw new InvalidSubscriptionError(`this service has no consumer ${queue}`);
+    await this.options.deadLetters?.forget(queue, message.event.id);
+    const applied = await this.handle(consumer, { ...message, attempt: 1, redelivered: true });
+    return applied ? 'applied' : 'already-applied';
+  }
+
   private async dispatch(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<void> {
+    if (!message.redelivered || !this.options.deadLetters) return this.count(consumer, message);
+    // A redelivered message may be the one whose handling ends the process: redeliveries
+    // run one at a time, each counted only when its turn comes, so a crash costs only the
+    // crashing message a delivery, never the healthy ones redelivered beside it.
+    const turn = consumer.suspects.then(() => this.count(consumer, message));
+    consumer.suspects = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async count(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<void> {
+    const store = this.options.deadLetters;
+    const { event } = message;
+    if (store) {
+      // Counted before the handler runs, in a statement of its own: a handler that ends the
+      // process has used a delivery all the same.
+      const { deliveries, lastError } = await store.countDelivery(consumer.queue, event.id);
+      const max = this.options.maxDeliveries ?? 10;
+      if (deliveries > max) {
+        const reason =
+          lastError ??
+          `delivered ${deliveries - 1} times without completing: the process ended while handling it`;
+        this.logger.error(
+          `${consumer.queue}: parking event ${event.id} (${event.type}): ${reason}`,
+        );
+        await store.park(consumer.queue, message, reason, deliveries - 1);
+        return;
+      }
+    }
+    try {
+      await this.handle(consumer, message);
+    } catch (error) {
+      if (store && classifyFailure(error) === 'handler') {
+        await store
+          .recordError(consumer.queue, event.id, describeError(error))
+          .catch(() => undefined);
+      }
+      throw error;
+    }
+    if (store) await store.forget(consumer.queue, event.id).catch(() => undefined);
+  }
+
+  /** Runs the handler of the message's type in the inbox transaction; false when already handled. */
+  private async handle(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<boolean> {
     const { event, headers } = message;
     const handler = consumer.byType.get(event.type);
     if (!handler) {
@@ -143,9 +295,18 @@ export class BusServer
       tracestate: headers.tracestate,
       tenantId: event.tenantid,
     };
-    await runWithContext(context, async () => {
-      const result = handler(event, new BusContext([message, consumer.queue]));
+    const run = async (tx?: EntityManager) => {
+      const result = handler(event, new BusContext([message, consumer.queue, tx]));
       await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
-    });
+    };
+    const inbox = this.options.inbox;
+    // In process, the publisher's scope would otherwise name the service in handler logs.
+    return runInService(this.options.service, () =>
+      runWithContext(context, async () => {
+        if (inbox) return inbox.handleOnce(consumer.queue, event, run);
+        await run();
+        return true;
+      }),
+    );
   }
 }

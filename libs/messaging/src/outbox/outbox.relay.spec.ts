@@ -128,7 +128,7 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
     ]);
   });
 
-  it('with two relays and two competing consumers, every event takes effect once and each aggregate is published in order', async () => {
+  it('with two relays (one active, one standing by) and two competing consumers, every event takes effect once and each aggregate is published in order', async () => {
     const consumer = 'scale.effects';
     const deliveries: string[] = [];
     const replicaA = await openReplica();
@@ -165,13 +165,12 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
     expect(effects).toHaveLength(total);
     expect(new Set(effects.map((effect) => effect.event_id)).size).toBe(total);
 
-    expect(published).toHaveLength(total); // no event published twice: the leases never overlapped
+    expect(published).toHaveLength(total); // no event published twice: one relay is active
     for (const subject of aggregates) {
       expect(published.filter((p) => p.subject === subject).map((p) => p.version)).toEqual(
         versions,
       );
     }
-    expect(new Set(published.map((p) => p.relay))).toEqual(new Set(['a', 'b']));
   });
 
   it('publishes nothing for a transaction that rolled back', async () => {

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
 import { Client, type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { MESSAGE_BUS, type MessageBus, type MessageHeaders } from '../bus/message-bus';
+import { classifyFailure } from '../bus/failure-kind';
+import { BusClosedError, PublishFailedError } from '../bus/messaging.errors';
 import { describeError } from '../bus/retry-schedule';
 import {
   backoffMs,
@@ -14,6 +14,7 @@ import {
   type MessagingOptions,
 } from '../messaging.options';
 import { outboxChannel } from './outbox-channel';
+import { deleteInBatches } from '../polling/delete-in-batches';
 import { PollingLoop } from '../polling/polling-loop';
 
 interface ClaimedRow {
@@ -25,38 +26,47 @@ interface ClaimedRow {
   attempts: number;
 }
 
+/** Advisory lock key of a schema's active relay (the two-int form, apart from the writer's). */
+const LEADER_LOCK = 'comanda:outbox-relay';
+
 export interface RelayBatchResult {
   claimed: number;
   published: number;
 }
 
 /**
- * Publishes committed outbox rows through the bus. Woken by NOTIFY from the writer, with
- * polling as the fallback. Rows are claimed with SKIP LOCKED and a lease, one aggregate
- * (tenant + subject) at a time from its oldest unpublished row, so replicas share the work
- * without ever publishing one aggregate's events out of order. A row is marked published
- * only after the bus confirmed it; a failed publish is retried with back-off, forever.
+ * Publishes committed outbox rows through the bus (docs/adr/0009-relay-leadership.md). Woken
+ * by NOTIFY from the writer, with polling as the fallback. One relay per service schema is
+ * active at a time: the one whose listener connection holds the schema's advisory lock; the
+ * others stand by and take over within a poll when its connection ends. The active relay
+ * reads a batch of unpublished rows in position order through the partial index (its cost
+ * follows the batch, not the backlog), skipping aggregates whose oldest row waits in
+ * back-off, publishes each aggregate's rows in order (aggregates side by side), and marks
+ * the batch published in one statement once the bus confirmed it. A row that fails on its
+ * own `maxAttempts` times is parked (`dead_at`); outages (bus closed, confirm timeout,
+ * returned as unroutable) are retried with back-off without counting.
  */
 @Injectable()
 export class OutboxRelay {
   private readonly logger = new Logger(OutboxRelay.name);
-  private readonly instance = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly table: string;
   private readonly channel: string;
   private readonly pollMs: number;
-  private readonly leaseMs: number;
-  private readonly batchAggregates: number;
-  private readonly batchPerAggregate: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly publishTimeoutMs: number | undefined;
   private readonly retentionMs: number;
   private readonly cleanupEveryMs: number;
-  private readonly inboxRetentionMs: number;
-  private readonly inboxTable: string;
+  private readonly batchSize: number;
+  private readonly maxAttempts: number;
   private readonly loop: PollingLoop;
   private listener?: Client;
   private listenerFailures = 0;
+  private leader = false;
+  private closing = false;
+  /** Batches run one at a time (the loop and a drain may ask together). */
+  private batching: Promise<unknown> = Promise.resolve();
+  private transientFailures = 0;
   private nextCleanupAt = 0;
 
   constructor(
@@ -68,16 +78,13 @@ export class OutboxRelay {
     this.table = qualifiedTable(options.schema, 'outbox');
     this.channel = outboxChannel(options.schema);
     this.pollMs = options.relayPollMs ?? 1_000;
-    this.leaseMs = relay.leaseMs ?? 30_000;
-    this.batchAggregates = relay.batchAggregates ?? 50;
-    this.batchPerAggregate = relay.batchPerAggregate ?? 100;
     this.retryBaseMs = relay.retryBaseMs ?? 1_000;
     this.retryMaxMs = relay.retryMaxMs ?? 60_000;
     this.publishTimeoutMs = relay.publishTimeoutMs;
     this.retentionMs = relay.retentionMs ?? 7 * 24 * 3_600_000;
-    this.cleanupEveryMs = relay.cleanupEveryMs ?? 600_000;
-    this.inboxRetentionMs = relay.inboxRetentionMs ?? 30 * 24 * 3_600_000;
-    this.inboxTable = qualifiedTable(options.schema, 'inbox');
+    this.cleanupEveryMs = relay.cleanupEveryMs ?? 60_000;
+    this.batchSize = relay.batchSize ?? 500;
+    this.maxAttempts = relay.maxAttempts ?? 10;
     this.loop = new PollingLoop(
       this.pollMs,
       () => this.round(),
@@ -87,127 +94,116 @@ export class OutboxRelay {
   }
 
   start(): void {
+    this.closing = false;
     this.loop.start();
   }
 
-  /** Stops polling and listening; the batch in progress is finished first. */
+  /** Stops polling and listening (giving up leadership); the batch in progress is finished first. */
   async stop(): Promise<void> {
+    this.closing = true;
     await this.loop.stop();
+    await this.batching;
     await this.closeListener();
   }
 
-  /** Publishes everything publishable now (rows in back-off stay for the next run); for shutdown. */
+  /**
+   * Publishes everything publishable now (rows in back-off stay for the next run); for
+   * shutdown. A replica that is not the active relay has nothing to drain.
+   */
   async drain(): Promise<number> {
+    const wasClosing = this.closing;
+    this.closing = false;
     let published = 0;
-    for (;;) {
-      const batch = await this.publishBatch();
-      published += batch.published;
-      if (batch.claimed === 0) return published;
+    try {
+      for (;;) {
+        const batch = await this.publishBatch();
+        published += batch.published;
+        if (batch.published === 0) return published;
+      }
+    } finally {
+      this.closing = wasClosing;
+      if (wasClosing || !this.loop.isRunning) await this.closeListener();
     }
   }
 
+  /** True while this replica is the schema's active relay. */
+  isLeader(): boolean {
+    return this.leader;
+  }
+
   /** Running, and its last round trip to the database worked. */
-  isHealthy(): boolean {
-    return this.loop.isHealthy();
+  isHealthy(stuckAfterMs?: number): boolean {
+    return this.loop.isHealthy(stuckAfterMs);
   }
 
   /** Claims one batch and publishes it; exposed for drain and tests. */
-  async publishBatch(): Promise<RelayBatchResult> {
-    const claimedAt = Date.now();
+  publishBatch(): Promise<RelayBatchResult> {
+    const run = this.batching.then(() => this.publishBatchNow());
+    this.batching = run.catch(() => undefined);
+    return run;
+  }
+
+  private async publishBatchNow(): Promise<RelayBatchResult> {
+    await this.ensureListening();
+    if (!this.leader) return { claimed: 0, published: 0 };
     const rows = await this.claim();
     if (rows.length === 0) return { claimed: 0, published: 0 };
     const aggregates = new Map<string, ClaimedRow[]>();
     for (const row of rows) {
       const key = `${row.tenant_id}\u0000${row.subject}`;
       const list = aggregates.get(key) ?? [];
-      list.push(row);
+      list.push(row); // already in position order
       aggregates.set(key, list);
     }
-    const outcomes = await Promise.allSettled(
-      [...aggregates.values()].map((list) =>
-        this.publishAggregate(
-          list.sort((a, b) => comparePositions(a.position, b.position)),
-          claimedAt + this.leaseMs / 2,
-        ),
-      ),
+    const outcomes = await Promise.all(
+      [...aggregates.values()].map((list) => this.publishAggregate(list)),
     );
-    let published = 0;
-    for (const outcome of outcomes) {
-      if (outcome.status === 'rejected') throw outcome.reason;
-      published += outcome.value;
+    const published = outcomes.flat();
+    if (published.length > 0) {
+      // One statement marks the whole batch.
+      await this.dataSource.query(
+        `UPDATE ${this.table}
+         SET published_at = now(), last_error = NULL, locked_until = NULL, locked_by = NULL
+         WHERE position = ANY($1::bigint[])`,
+        [published],
+      );
+      this.transientFailures = 0;
     }
-    return { claimed: rows.length, published };
+    return { claimed: rows.length, published: published.length };
   }
 
-  /** One round of the loop: listen, publish a batch, tidy up; more is waiting when it claimed any. */
+  /** One round of the loop: listen, publish a batch, tidy up; more is waiting when the batch was full. */
   private async round(): Promise<boolean> {
-    await this.ensureListening();
-    const { claimed } = await this.publishBatch();
-    await this.cleanupIfDue();
-    return claimed > 0;
-  }
-
-  private async claim(): Promise<ClaimedRow[]> {
-    // Heads are the oldest unpublished row of each aggregate; locking a head (SKIP LOCKED)
-    // and leasing the aggregate's next rows with it gives one relay the whole aggregate.
-    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
-      `WITH heads AS (
-         SELECT o.position, o.tenant_id, o.subject FROM ${this.table} o
-         WHERE o.published_at IS NULL
-           AND o.next_attempt_at <= now()
-           AND (o.locked_until IS NULL OR o.locked_until < now())
-           AND NOT EXISTS (
-             SELECT 1 FROM ${this.table} e
-             WHERE e.published_at IS NULL AND e.tenant_id = o.tenant_id
-               AND e.subject = o.subject AND e.position < o.position)
-         ORDER BY o.position
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED
-       ), batch AS (
-         SELECT ranked.position FROM (
-           SELECT u.position,
-                  row_number() OVER (PARTITION BY u.tenant_id, u.subject ORDER BY u.position) AS n
-           FROM ${this.table} u
-           JOIN heads h ON u.tenant_id = h.tenant_id AND u.subject = h.subject
-           WHERE u.published_at IS NULL
-         ) ranked
-         WHERE ranked.n <= $2
-       )
-       UPDATE ${this.table} o
-       SET locked_until = now() + $3 * interval '1 millisecond', locked_by = $4
-       FROM batch
-       WHERE o.position = batch.position
-       RETURNING o.position, o.tenant_id, o.subject, o.event, o.headers, o.attempts`,
-      [this.batchAggregates, this.batchPerAggregate, this.leaseMs, this.instance],
-    );
-    return rows;
+    const { claimed, published } = await this.publishBatch();
+    const moreToClean = await this.cleanupIfDue();
+    return (claimed >= this.batchSize && published > 0) || moreToClean;
   }
 
   /**
-   * Publishes one aggregate's claimed rows in order; stops at the first failure, and hands
-   * the rest back once half the lease is used so no other relay can take the aggregate over
-   * while this one is still publishing it.
+   * The oldest unpublished rows, in position order, through the partial index on them. A
+   * row whose aggregate has an earlier (or the same) row waiting in back-off is left out, so
+   * an aggregate never overtakes its own failed event; the back-off index holds only failed
+   * rows, so the check costs nothing while nothing fails.
    */
-  private async publishAggregate(rows: ClaimedRow[], handBackAt: number): Promise<number> {
-    let published = 0;
-    for (const [index, row] of rows.entries()) {
-      if (Date.now() > handBackAt) {
-        await this.release(rows.slice(index));
-        return published;
-      }
+  private async claim(): Promise<ClaimedRow[]> {
+    const rows: ClaimedRow[] = await this.dataSource.query(claimStatement(this.table), [
+      this.batchSize,
+    ]);
+    return rows;
+  }
+
+  /** Publishes one aggregate's rows in order; stops at the first failure. Returns the published positions. */
+  private async publishAggregate(rows: ClaimedRow[]): Promise<string[]> {
+    const published: string[] = [];
+    for (const row of rows) {
+      if (!this.leader) break; // lost the lock meanwhile: the new leader carries on
       try {
         await this.publish(row);
       } catch (error) {
-        await this.recordFailure(row, error, rows.slice(index + 1));
-        return published;
+        await this.recordFailure(row, error);
+        break;
       }
-      await this.dataSource.query(
-        `UPDATE ${this.table}
-         SET published_at = now(), locked_until = NULL, locked_by = NULL, last_error = NULL
-         WHERE position = $1`,
-        [row.position],
-      );
-      published += 1;
+      published.push(row.position);
     }
     return published;
   }
@@ -218,7 +214,7 @@ export class OutboxRelay {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`not confirmed within ${timeoutMs} ms`)),
+        () => reject(new PublishFailedError(row.event.id, `not confirmed within ${timeoutMs} ms`)),
         timeoutMs,
       );
     });
@@ -229,58 +225,61 @@ export class OutboxRelay {
     }
   }
 
-  private async recordFailure(row: ClaimedRow, error: unknown, rest: ClaimedRow[]): Promise<void> {
-    const failures = row.attempts + 1;
+  private async recordFailure(row: ClaimedRow, error: unknown): Promise<void> {
+    // The broker or the network, not the event: retried with back-off, never counted, so
+    // an outage of any length parks nothing.
+    const transient =
+      error instanceof PublishFailedError ||
+      error instanceof BusClosedError ||
+      classifyFailure(error) === 'infrastructure';
+    const failures = transient ? ++this.transientFailures : row.attempts + 1;
     const delay = backoffMs(failures, this.retryBaseMs, this.retryMaxMs);
     const reason = describeError(error);
-    this.logger.warn(
-      `publishing ${row.event.type} ${row.event.id} failed (attempt ${failures}), retrying in ${delay} ms: ${reason}`,
-    );
-    await this.dataSource.query(
+    const [rows]: [Array<{ dead: boolean }>, number] = await this.dataSource.query(
       `UPDATE ${this.table}
-       SET attempts = attempts + 1, last_error = $2,
+       SET attempts = attempts + $4, last_error = $2,
            next_attempt_at = now() + $3 * interval '1 millisecond',
-           locked_until = NULL, locked_by = NULL
-       WHERE position = $1`,
-      [row.position, reason, delay],
+           dead_at = CASE WHEN attempts + $4 >= $5 THEN now() END
+       WHERE position = $1
+       RETURNING dead_at IS NOT NULL AS dead`,
+      [row.position, reason, delay, transient ? 0 : 1, this.maxAttempts],
     );
-    // The rest of the aggregate waits behind the failed row; release it for whoever retries.
-    await this.release(rest);
+    if (rows[0]?.dead) {
+      this.logger.error(
+        `outbox row ${row.position} (${row.event.type} ${row.event.id}) parked after ${failures} failed publishes: ${reason}`,
+      );
+    } else {
+      this.logger.warn(
+        `publishing ${row.event.type} ${row.event.id} failed (${transient ? 'transient' : `attempt ${failures}`}), retrying in ${delay} ms: ${reason}`,
+      );
+    }
   }
 
-  private async release(rows: ClaimedRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.dataSource.query(
-      `UPDATE ${this.table} SET locked_until = NULL, locked_by = NULL
-       WHERE position = ANY($1::bigint[]) AND locked_by = $2 AND published_at IS NULL`,
-      [rows.map((row) => row.position), this.instance],
-    );
-  }
-
-  private async cleanupIfDue(): Promise<void> {
-    if (Date.now() < this.nextCleanupAt) return;
-    this.nextCleanupAt = Date.now() + this.cleanupEveryMs;
-    await this.dataSource.query(
+  /**
+   * Deletes published rows past their retention in batches until none is left (bounded per
+   * round; a round that hit the bound asks for the next one at once).
+   */
+  private async cleanupIfDue(): Promise<boolean> {
+    if (!this.leader || Date.now() < this.nextCleanupAt) return false;
+    const more = await deleteInBatches(
+      this.dataSource,
       `DELETE FROM ${this.table} WHERE position IN (
          SELECT position FROM ${this.table}
          WHERE published_at < now() - $1 * interval '1 millisecond'
-         LIMIT 10000)`,
-      [this.retentionMs],
+         ORDER BY published_at LIMIT $2)`,
+      this.retentionMs,
     );
-    // The relay is the service's one housekeeping loop: it also bounds the inbox, which
-    // otherwise grows by one row per consumed event forever.
-    await this.dataSource.query(
-      `DELETE FROM ${this.inboxTable} WHERE (consumer, event_id) IN (
-         SELECT consumer, event_id FROM ${this.inboxTable}
-         WHERE processed_at < now() - $1 * interval '1 millisecond'
-         LIMIT 10000)`,
-      [this.inboxRetentionMs],
-    );
+    if (!more) this.nextCleanupAt = Date.now() + this.cleanupEveryMs;
+    return more;
   }
 
   /** A dedicated connection (outside the pool) for LISTEN; reopened after it drops. */
   private async ensureListening(): Promise<void> {
-    if (this.listener || !this.loop.isRunning) return;
+    if (this.closing) return;
+    if (this.listener) {
+      if (!this.leader) this.leader = await this.tryLead(this.listener);
+      return;
+    }
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const client = new Client({
       ...pool.options,
@@ -290,6 +289,7 @@ export class OutboxRelay {
     const dropped = (reason: string) => {
       if (this.listener !== client) return;
       this.listener = undefined;
+      this.leader = false;
       if (this.loop.isRunning)
         this.logger.warn(`outbox listener of "${this.options.schema}" dropped: ${reason}`);
       // Loop again at once: re-listen, and publish whatever was committed meanwhile.
@@ -314,16 +314,40 @@ export class OutboxRelay {
     }
     this.listenerFailures = 0;
     this.listener = client;
+    this.leader = await this.tryLead(client);
+  }
+
+  /** Takes the schema's relay lock on the listener connection; it goes with the connection. */
+  private async tryLead(client: Client): Promise<boolean> {
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked',
+        [LEADER_LOCK, this.options.schema],
+      );
+      return rows[0]?.locked === true;
+    } catch {
+      return false;
+    }
   }
 
   private async closeListener(): Promise<void> {
     const client = this.listener;
     this.listener = undefined;
+    this.leader = false;
     if (client) await client.end().catch(() => undefined);
   }
 }
 
-function comparePositions(a: string, b: string): number {
-  const difference = BigInt(a) - BigInt(b);
-  return difference === 0n ? 0 : difference < 0n ? -1 : 1;
+/** The relay's claim (see `claim`): `$1` is the batch size. Exported for the benchmark. */
+export function claimStatement(table: string): string {
+  return `SELECT o.position, o.tenant_id, o.subject, o.event, o.headers, o.attempts
+       FROM ${table} o
+       WHERE o.published_at IS NULL AND o.dead_at IS NULL
+         AND NOT EXISTS (
+           SELECT 1 FROM ${table} b
+           WHERE b.published_at IS NULL AND b.dead_at IS NULL AND b.attempts > 0
+             AND b.tenant_id = o.tenant_id AND b.subject = o.subject
+             AND b.position <= o.position AND b.next_attempt_at > now())
+       ORDER BY o.position
+       LIMIT $1`;
 }

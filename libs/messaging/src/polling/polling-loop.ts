@@ -9,6 +9,8 @@ export class PollingLoop {
   private readonly sleeper = new WakeableSleep();
   private running = false;
   private lastRoundOk = true;
+  /** When the round in progress started; undefined between rounds. */
+  private roundStartedAt: number | undefined;
   private done: Promise<void> = Promise.resolve();
 
   /**
@@ -44,20 +46,29 @@ export class PollingLoop {
     this.sleeper.wake();
   }
 
-  /** Running, and its last round worked. */
-  isHealthy(): boolean {
-    return this.running && this.lastRoundOk;
+  /**
+   * Running, its last round worked, and the round in progress (if any) has not been going
+   * for more than `stuckAfterMs` (default: three poll intervals, at least 5 s): a loop stuck
+   * on a hung connection or handler turns readiness red.
+   */
+  isHealthy(stuckAfterMs = Math.max(this.pollMs * 3, 5_000)): boolean {
+    const started = this.roundStartedAt;
+    const stuck = started !== undefined && Date.now() - started > stuckAfterMs;
+    return this.running && this.lastRoundOk && !stuck;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       let moreWaiting = false;
+      this.roundStartedAt = Date.now();
       try {
         moreWaiting = await this.round();
         this.lastRoundOk = true;
       } catch (error) {
         this.lastRoundOk = false;
         this.onError(error);
+      } finally {
+        this.roundStartedAt = undefined;
       }
       if (!moreWaiting && this.running) await this.sleeper.sleep(this.pollMs);
     }

@@ -1,11 +1,13 @@
 import { type CloudEvent, routingKeyOf } from '@comanda/contracts';
 import { Logger } from '@nestjs/common';
 import { connect, type ChannelWrapper, type AmqpConnectionManager } from 'amqp-connection-manager';
-import type { ConfirmChannel } from 'amqplib';
+import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import type { BusLogger } from '../bus/bus-logger';
 import {
+  DEFAULT_RETRY_POLICY,
   type MessageBus,
   type MessageHeaders,
+  type QueueDeclaration,
   type Subscription,
   type SubscriptionHandle,
 } from '../bus/message-bus';
@@ -13,6 +15,7 @@ import { BusClosedError, PublishFailedError } from '../bus/messaging.errors';
 import { describeError } from '../bus/retry-schedule';
 import { subscriptionSettings } from '../bus/subscription-settings';
 import { CLOUDEVENTS_CONTENT_TYPE, toAmqpHeaders } from './amqp-headers';
+import { declareQueue } from './declare-queue';
 import { RabbitMqSubscription } from './rabbitmq-subscription';
 
 export interface RabbitMqBusOptions {
@@ -29,6 +32,8 @@ export interface RabbitMqBusOptions {
   /** Pause between reconnect attempts. */
   reconnectDelayMs?: number;
   heartbeatSeconds?: number;
+  /** How long `close` may take before it gives up on a clean close (default 10 s). */
+  closeTimeoutMs?: number;
   logger?: BusLogger;
 }
 
@@ -47,7 +52,12 @@ export class RabbitMqBus implements MessageBus {
   private readonly queuePrefix: string;
   private readonly defaultPrefetch: number;
   private readonly publishTimeoutMs: number;
+  private readonly closeTimeoutMs: number;
   private readonly logger: BusLogger;
+  /** Event types some declared or subscribed queue takes: published `mandatory`. */
+  private readonly routedTypes = new Set<string>();
+  /** Message ids the broker returned as unroutable, until their confirm is seen. */
+  private readonly returned = new Set<string>();
   private closed = false;
   private reportedConnectFailure = false;
 
@@ -56,15 +66,21 @@ export class RabbitMqBus implements MessageBus {
     this.queuePrefix = options.queuePrefix ?? '';
     this.defaultPrefetch = options.defaultPrefetch ?? 16;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
+    this.closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
     this.logger = options.logger ?? new Logger(RabbitMqBus.name);
     const where = redactUrl(options.url);
 
     this.connection = connect([options.url], {
       heartbeatIntervalInSeconds: options.heartbeatSeconds ?? 5,
       reconnectTimeInSeconds: (options.reconnectDelayMs ?? 1_000) / 1_000,
-      connectionOptions: options.connectionName
-        ? { clientProperties: { connection_name: options.connectionName } }
-        : undefined,
+      connectionOptions: {
+        // Without TCP_NODELAY a publish written after an ack (which the broker never answers)
+        // waits for the broker's delayed TCP ack, about 40 ms on Linux (Nagle's algorithm).
+        noDelay: true,
+        ...(options.connectionName
+          ? { clientProperties: { connection_name: options.connectionName } }
+          : {}),
+      },
     });
     this.connection.on('connect', () => {
       this.reportedConnectFailure = false;
@@ -86,6 +102,11 @@ export class RabbitMqBus implements MessageBus {
       json: false,
       setup: async (channel: ConfirmChannel) => {
         channel.on('error', (error: Error) => this.recoverFromChannelError(error));
+        // basic.return arrives before the confirm of the same message on this channel.
+        channel.on('return', (message: ConsumeMessage) => {
+          const id = message.properties.messageId;
+          if (typeof id === 'string') this.returned.add(id);
+        });
         await channel.assertExchange(this.exchange, 'topic', { durable: true });
       },
     });
@@ -97,6 +118,8 @@ export class RabbitMqBus implements MessageBus {
   async publish(event: CloudEvent, headers: MessageHeaders = {}): Promise<void> {
     if (this.closed) throw new BusClosedError();
     const sentAt = Date.parse(event.time);
+    const mandatory = this.routedTypes.has(event.type);
+    this.returned.delete(event.id);
     try {
       // Resolves on the broker's confirm; rejects on nack, on a closed channel or on timeout.
       await this.publisher.publish(
@@ -110,17 +133,52 @@ export class RabbitMqBus implements MessageBus {
           type: event.type,
           timestamp: Math.floor((Number.isNaN(sentAt) ? Date.now() : sentAt) / 1_000),
           headers: toAmqpHeaders(headers),
+          mandatory,
           timeout: this.publishTimeoutMs,
         },
       );
     } catch (error) {
       throw new PublishFailedError(event.id, describeError(error), error);
     }
+    if (this.returned.delete(event.id)) {
+      // Confirmed but dropped: its consumer's queue is not there. The outbox keeps it.
+      throw new PublishFailedError(event.id, `no queue is bound to ${event.type} (returned)`);
+    }
+  }
+
+  async declare(queues: readonly QueueDeclaration[]): Promise<void> {
+    if (this.closed) throw new BusClosedError();
+    if (queues.length === 0) return;
+    const channel = this.connection.createChannel({
+      name: 'topology',
+      confirm: true,
+      json: false,
+      setup: async (raw: ConfirmChannel) => {
+        for (const declaration of queues) {
+          await declareQueue(
+            raw,
+            this.exchange,
+            `${this.queuePrefix}${declaration.queue}`,
+            declaration.eventTypes,
+            declaration.retry ?? DEFAULT_RETRY_POLICY,
+          );
+        }
+      },
+    });
+    try {
+      await channel.waitForConnect();
+    } finally {
+      await channel.close();
+    }
+    for (const declaration of queues) {
+      for (const type of declaration.eventTypes) this.routedTypes.add(type);
+    }
   }
 
   async subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
     if (this.closed) throw new BusClosedError();
     const { retry, prefetch } = subscriptionSettings(subscription, this.defaultPrefetch);
+    for (const type of subscription.eventTypes) this.routedTypes.add(type);
     const consumer = new RabbitMqSubscription({
       connection: this.connection,
       exchange: this.exchange,
@@ -145,14 +203,35 @@ export class RabbitMqBus implements MessageBus {
     return !this.closed && this.connection.isConnected();
   }
 
-  /** Stops every consumer (waiting for in-flight handlers), then closes the connection. */
+  /**
+   * Stops every consumer (waiting for in-flight handlers), then closes the connection; gives
+   * up after `closeTimeoutMs` (a broker gone during the close would hold it forever). What
+   * was not acked is redelivered by the broker; what was not confirmed stays in the outbox.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([...this.subscriptions].map((consumer) => consumer.cancel()));
-    this.subscriptions.clear();
-    await this.publisher.close();
-    await this.connection.close();
+    const clean = (async () => {
+      await Promise.allSettled([...this.subscriptions].map((consumer) => consumer.cancel()));
+      this.subscriptions.clear();
+      await this.publisher.close();
+      await this.connection.close();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.closeTimeoutMs);
+    });
+    const outcome = await Promise.race([clean.then(() => 'clean' as const), deadline]).finally(() =>
+      clearTimeout(timer),
+    );
+    if (outcome === 'late') {
+      this.logger.warn(
+        `closing the RabbitMQ connection took over ${this.closeTimeoutMs} ms; abandoning it`,
+      );
+      void clean.catch(() => undefined);
+      // Drops the socket without the closing handshake the broker may never answer.
+      void this.connection.close().catch(() => undefined);
+    }
   }
 
   private recoverFromChannelError(error: Error): void {

@@ -3,9 +3,12 @@ import type { AmqpConnectionManager, ChannelWrapper } from 'amqp-connection-mana
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { BusLogger } from '../bus/bus-logger';
 import type { RetryPolicy, Subscription, SubscriptionHandle } from '../bus/message-bus';
+import { classifyFailure } from '../bus/failure-kind';
+import { OutagePause } from '../bus/outage-pause';
 import { describeError, retryDelayAfter } from '../bus/retry-schedule';
 import { AmqpHeaders, attemptOf, fromAmqpHeaders } from './amqp-headers';
-import { bindingKeyOf, deadLetterQueueName, retryQueueName } from './queue-names';
+import { declareQueue } from './declare-queue';
+import { deadLetterQueueName, retryQueueName } from './queue-names';
 
 export interface RabbitMqSubscriptionConfig {
   connection: AmqpConnectionManager;
@@ -29,10 +32,12 @@ export interface RabbitMqSubscriptionConfig {
 export class RabbitMqSubscription implements SubscriptionHandle {
   private readonly channel: ChannelWrapper;
   private readonly inFlight = new Set<Promise<void>>();
-  private current?: { channel: ConfirmChannel; consumerTag: string; open: boolean };
+  private current?: ConsumerState;
   private cancelled = false;
+  private readonly outage: OutagePause;
 
   constructor(private readonly config: RabbitMqSubscriptionConfig) {
+    this.outage = new OutagePause(config.subscription.probe);
     this.channel = config.connection.createChannel({
       name: `consumer ${config.queue}`,
       confirm: true,
@@ -52,50 +57,99 @@ export class RabbitMqSubscription implements SubscriptionHandle {
   async cancel(): Promise<void> {
     if (this.cancelled) return;
     this.cancelled = true;
-    const current = this.current;
-    if (current?.open) {
-      await current.channel.cancel(current.consumerTag).catch(() => undefined);
-    }
+    this.outage.stop();
+    await this.stopConsuming();
     await Promise.allSettled([...this.inFlight]);
     await this.channel.close();
   }
 
   private async setup(channel: ConfirmChannel): Promise<void> {
-    const { exchange, queue, subscription, retry, prefetch } = this.config;
-    const state = { channel, consumerTag: '', open: true };
+    const state: ConsumerState = { channel, consumerTag: '', open: true };
     channel.on('close', () => (state.open = false));
     // A channel exception (not a connection loss) leaves the wrapper without a channel
     // until the next reconnect; the bus forces one so consuming resumes.
     channel.on('error', (error: Error) => this.config.onChannelError(error));
-
-    await channel.assertExchange(exchange, 'topic', { durable: true });
-    await channel.assertQueue(queue, { durable: true });
-    for (const eventType of subscription.eventTypes) {
-      await channel.bindQueue(queue, exchange, bindingKeyOf(eventType));
-    }
-    for (const delayMs of new Set(retry.delaysMs)) {
-      await channel.assertQueue(retryQueueName(queue, delayMs), {
-        durable: true,
-        arguments: {
-          'x-message-ttl': delayMs,
-          'x-dead-letter-exchange': '',
-          'x-dead-letter-routing-key': queue,
-        },
-      });
-    }
-    await channel.assertQueue(deadLetterQueueName(queue), { durable: true });
+    await this.declare(channel);
+    this.current = state;
     if (this.cancelled) return;
-    await channel.prefetch(prefetch);
-    const { consumerTag } = await channel.consume(
+    await channel.prefetch(this.config.prefetch);
+    // During an outage the consumer stays off; the pause's end starts it on this channel.
+    if (!this.outage.paused) await this.startConsuming(state);
+  }
+
+  private declare(channel: ConfirmChannel): Promise<void> {
+    const { exchange, queue, subscription, retry } = this.config;
+    return declareQueue(channel, exchange, queue, subscription.eventTypes, retry);
+  }
+
+  private async startConsuming(state: ConsumerState): Promise<void> {
+    const { queue } = this.config;
+    if (this.cancelled || !state.open || state.consumerTag) return;
+    const { consumerTag } = await state.channel.consume(
       queue,
       (message) => {
         if (message) this.track(this.handle(state, message));
-        else this.config.logger.warn(`the broker cancelled the consumer of ${queue}`);
+        else void this.recoverFromBrokerCancel(state);
       },
       { noAck: false },
     );
     state.consumerTag = consumerTag;
-    this.current = state;
+  }
+
+  private async stopConsuming(): Promise<void> {
+    const current = this.current;
+    if (!current?.consumerTag) return;
+    const tag = current.consumerTag;
+    current.consumerTag = '';
+    if (current.open) await current.channel.cancel(tag).catch(() => undefined);
+  }
+
+  /**
+   * The broker cancelled the consumer (queue deleted, node failover): declare the topology
+   * again and consume again on the same channel, or force a reconnect if that fails.
+   */
+  private async recoverFromBrokerCancel(state: ConsumerState): Promise<void> {
+    const { queue, logger } = this.config;
+    state.consumerTag = '';
+    if (this.cancelled) return;
+    logger.warn(`the broker cancelled the consumer of ${queue}; declaring it again`);
+    try {
+      await this.declare(state.channel);
+      if (!this.outage.paused) await this.startConsuming(state);
+    } catch (error) {
+      this.config.onChannelError(
+        new Error(`re-consuming ${queue} failed: ${describeError(error)}`),
+      );
+    }
+  }
+
+  /**
+   * The handler's infrastructure is down: stop taking messages first, then hand this one
+   * back (requeue, attempt unchanged); consume again once the probe answers.
+   */
+  private async pauseFor(state: ConsumerState, message: ConsumeMessage, error: unknown) {
+    const { queue, logger } = this.config;
+    const first = !this.outage.paused;
+    const over = this.outage.begin();
+    if (first) {
+      logger.warn(
+        `${queue}: pausing while the infrastructure is unavailable (${describeError(error)}); no attempt counted`,
+      );
+      await this.stopConsuming();
+      void over.then(async () => {
+        if (this.cancelled) return;
+        logger.log(`${queue}: infrastructure answers again, resuming`);
+        const current = this.current;
+        if (current?.open) {
+          await this.startConsuming(current).catch((consumeError: unknown) =>
+            this.config.onChannelError(
+              new Error(`resuming ${queue} failed: ${describeError(consumeError)}`),
+            ),
+          );
+        }
+      });
+    }
+    settle(state, (channel) => channel.nack(message, false, true));
   }
 
   private track(work: Promise<void>): void {
@@ -136,7 +190,14 @@ export class RabbitMqSubscription implements SubscriptionHandle {
         redelivered: message.fields.redelivered,
       });
     } catch (error) {
-      await this.retryOrDeadLetter(state, message, error, attempt);
+      const kind = classifyFailure(error);
+      if (kind === 'infrastructure') await this.pauseFor(state, message, error);
+      else if (kind === 'non-retryable') {
+        logger.error(
+          `${queue}: message ${describeId(message)} cannot succeed, dead-lettering it: ${describeError(error)}`,
+        );
+        await this.deadLetter(state, message, error, attempt, event);
+      } else await this.retryOrDeadLetter(state, message, error, attempt, event);
       return;
     }
     if (!settle(state, (channel) => channel.ack(message))) {
@@ -151,6 +212,7 @@ export class RabbitMqSubscription implements SubscriptionHandle {
     message: ConsumeMessage,
     error: unknown,
     attempt: number,
+    event: CloudEvent,
   ): Promise<void> {
     const { queue, retry, logger } = this.config;
     const delayMs = retryDelayAfter(retry, attempt);
@@ -158,7 +220,7 @@ export class RabbitMqSubscription implements SubscriptionHandle {
       logger.error(
         `${queue}: message ${describeId(message)} failed ${attempt} times, dead-lettering it: ${describeError(error)}`,
       );
-      await this.deadLetter(state, message, error, attempt);
+      await this.deadLetter(state, message, error, attempt, event);
       return;
     }
     logger.warn(
@@ -170,13 +232,35 @@ export class RabbitMqSubscription implements SubscriptionHandle {
     });
   }
 
-  private deadLetter(
+  private async deadLetter(
     state: ConsumerState,
     message: ConsumeMessage,
     error: unknown,
     attempts: number,
+    event?: CloudEvent,
   ): Promise<void> {
     const { queue } = this.config;
+    const keep = this.config.subscription.deadLetter;
+    if (keep && event) {
+      // Kept durably by the service (its dead_letters table); acked once it is written.
+      try {
+        await keep(
+          {
+            event,
+            headers: fromAmqpHeaders(message.properties.headers),
+            attempt: attempts,
+            redelivered: message.fields.redelivered,
+          },
+          describeError(error),
+          attempts,
+        );
+      } catch (keepError) {
+        await this.pauseFor(state, message, keepError);
+        return;
+      }
+      settle(state, (channel) => channel.ack(message));
+      return;
+    }
     return this.moveTo(state, message, deadLetterQueueName(queue), {
       [AmqpHeaders.error]: describeError(error),
       [AmqpHeaders.attempts]: attempts,
@@ -193,7 +277,6 @@ export class RabbitMqSubscription implements SubscriptionHandle {
     extraHeaders: Record<string, string | number>,
   ): Promise<void> {
     const { queue, logger } = this.config;
-    // x-death grows with every pass through a retry queue; our own headers carry the count.
     // x-death grows with every pass through a retry queue; our own headers carry the count.
     const headers: Record<string, unknown> = { ...message.properties.headers };
     delete headers['x-death'];
@@ -224,7 +307,7 @@ export class RabbitMqSubscription implements SubscriptionHandle {
   }
 }
 
-type ConsumerState = { channel: ConfirmChannel; open: boolean };
+type ConsumerState = { channel: ConfirmChannel; consumerTag: string; open: boolean };
 
 /** Acks or nacks on the delivering channel if it is still open; false when it is not. */
 function settle(state: ConsumerState, action: (channel: ConfirmChannel) => void): boolean {

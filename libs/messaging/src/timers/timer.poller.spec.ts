@@ -75,8 +75,9 @@ describe('durable timers', () => {
   async function startReplica(
     behaviour: (outbox: OutboxWriter) => Behaviour = recordAndAnnounce,
     timers: TimerTuning = {},
+    poolSize?: number,
   ): Promise<{ app: INestApplicationContext; dataSource: DataSource }> {
-    const dataSource = await openServiceDatabase(db.url);
+    const dataSource = await openServiceDatabase(db.url, poolSize);
     const options = messagingOptions({ timers });
     @Global()
     @Module({
@@ -266,6 +267,56 @@ describe('durable timers', () => {
 
     await waitFor('the moved timer to fire', async () => (await effects()).length > 0);
     expect(await effects()).toEqual([{ key: 'order-moved', attempt: 1 }]);
+  });
+
+  it('fires every timer with a pool of 2 connections although handlers need a second connection', async () => {
+    const holder: { replica?: { app: INestApplicationContext; dataSource: DataSource } } = {};
+    const replica = await startReplica(
+      (outbox) => async (payload, manager, timer) => {
+        // Outside the timer's transaction: a second connection while the first is held.
+        await holder.replica?.dataSource.query('SELECT 1');
+        await recordAndAnnounce(outbox)(payload, manager, timer);
+      },
+      { batchSize: 20 },
+      2,
+    );
+    holder.replica = replica;
+    const keys = Array.from({ length: 10 }, (_, i) => `pool-${i}`);
+    for (const key of keys) await schedule(replica, key, new Date());
+
+    await waitFor('every timer to fire', async () => (await effects()).length === keys.length);
+    expect(new Set((await effects()).map((effect) => effect.key))).toEqual(new Set(keys));
+  });
+
+  it('fires on time on a node whose clock is 5 minutes off: the due time is the database’s', async () => {
+    const replica = await startReplica();
+    const realNow = Date.now.bind(Date);
+    const skew = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 5 * 60_000);
+    try {
+      const timers = replica.app.get(TimerService);
+      await replica.dataSource.transaction((manager) =>
+        timers.schedule(manager, {
+          name: 'placement-timeout',
+          key: 'order-skewed',
+          delayMs: 300,
+          payload: {},
+        }),
+      );
+      await waitFor('the timer to fire', async () =>
+        Boolean((await timerRow('order-skewed'))?.fired_at),
+      );
+    } finally {
+      skew.mockRestore();
+    }
+    const [row] = await observer.query(
+      `SELECT extract(epoch FROM fire_at - created_at) * 1000 AS delay_ms,
+              extract(epoch FROM fired_at - fire_at) * 1000 AS late_ms
+       FROM ${TIMERS} WHERE key = 'order-skewed'`,
+    );
+    // Due 300 ms after it was scheduled by the database clock, not 5 minutes off either way.
+    expect(Number(row.delay_ms)).toBeGreaterThanOrEqual(299);
+    expect(Number(row.delay_ms)).toBeLessThan(1_000);
+    expect(Number(row.late_ms)).toBeGreaterThanOrEqual(0);
   });
 
   it('refuses to schedule or cancel outside a transaction', async () => {

@@ -3,15 +3,26 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { runWithContext } from '@comanda/context';
 import { DataSource } from 'typeorm';
+import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
+import { deleteInBatches } from '../polling/delete-in-batches';
 import { PollingLoop } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
+/** Connections of the pool the poller never takes for firing timers. */
+const POOL_RESERVE = 2;
+
+function poolSizeOf(dataSource: DataSource): number {
+  const extra = (dataSource.options as { extra?: { max?: unknown } }).extra;
+  return typeof extra?.max === 'number' ? extra.max : 10;
+}
+
 interface ClaimedTimer {
   name: string;
   key: string;
+  attempts: number;
 }
 
 interface FiringTimer {
@@ -50,7 +61,10 @@ export class TimerPoller {
     this.table = qualifiedTable(options.schema, 'timers');
     this.pollMs = options.timerPollMs ?? 1_000;
     this.leaseMs = timers.leaseMs ?? 60_000;
-    this.batchSize = timers.batchSize ?? 20;
+    // Each timer fires in a transaction of its own: claiming more than the pool can serve
+    // (keeping a reserve for the handlers' and the relay's other queries) would deadlock it.
+    const poolMax = poolSizeOf(dataSource);
+    this.batchSize = Math.max(1, Math.min(timers.batchSize ?? 20, poolMax - POOL_RESERVE));
     this.maxAttempts = timers.maxAttempts ?? 10;
     this.retryBaseMs = timers.retryBaseMs ?? 1_000;
     this.retryMaxMs = timers.retryMaxMs ?? 300_000;
@@ -72,14 +86,15 @@ export class TimerPoller {
     return this.loop.stop();
   }
 
-  isHealthy(): boolean {
-    return this.loop.isHealthy();
+  isHealthy(stuckAfterMs?: number): boolean {
+    return this.loop.isHealthy(stuckAfterMs);
   }
 
   /** Claims and fires one batch of due timers; returns how many were claimed. */
   async pollOnce(): Promise<number> {
     const names = this.registry.names();
     if (names.length === 0) return 0;
+    await this.parkAbandoned(names);
     const claimed: ClaimedTimer[] = await this.dataSource
       .query(
         `UPDATE ${this.table} t
@@ -88,30 +103,68 @@ export class TimerPoller {
          SELECT name, key FROM ${this.table}
          WHERE fired_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
            AND (locked_until IS NULL OR locked_until < now())
+           AND attempts < $5
            AND name = ANY($1::text[])
          ORDER BY next_attempt_at
          LIMIT $4
          FOR UPDATE SKIP LOCKED
        ) due
        WHERE t.name = due.name AND t.key = due.key
-       RETURNING t.name, t.key`,
-        [names, this.instance, this.leaseMs, this.batchSize],
+       RETURNING t.name, t.key, t.attempts`,
+        [names, this.instance, this.leaseMs, this.batchSize, this.maxAttempts],
       )
       .then((result: [ClaimedTimer[], number]) => result[0]);
-    await Promise.all(claimed.map((timer) => this.fire(timer)));
+    // First tries run side by side. A timer tried before may be the one whose handler ends
+    // the process: those run one at a time after them, so a crash costs only its own attempt
+    // and never one of a healthy timer that happened to share its batch.
+    const fresh = claimed.filter((timer) => timer.attempts === 0);
+    const retried = claimed.filter((timer) => timer.attempts > 0);
+    await Promise.all(fresh.map((timer) => this.fire(timer)));
+    for (const timer of retried) await this.fire(timer);
     return claimed.length;
+  }
+
+  /**
+   * Timers whose attempts are used up but that were never marked dead: every attempt was
+   * claimed and then lost with its process (a handler that crashes it). Parked, with why.
+   */
+  private async parkAbandoned(names: string[]): Promise<void> {
+    const [parked]: [Array<{ name: string; key: string; attempts: number }>, number] =
+      await this.dataSource.query(
+        `UPDATE ${this.table}
+         SET dead_at = now(), locked_until = NULL, locked_by = NULL, updated_at = now(),
+             last_error = coalesce(last_error, 'the process ended while handling it')
+         WHERE fired_at IS NULL AND dead_at IS NULL AND attempts >= $2
+           AND (locked_until IS NULL OR locked_until < now())
+           AND name = ANY($1::text[])
+         RETURNING name, key, attempts`,
+        [names, this.maxAttempts],
+      );
+    for (const timer of parked) {
+      this.logger.error(
+        `timer ${timer.name}/${timer.key} is dead after ${timer.attempts} attempts that never completed`,
+      );
+    }
   }
 
   /** One round of the loop; a full batch means more timers may be due already. */
   private async round(): Promise<boolean> {
     const claimed = await this.pollOnce();
-    await this.cleanupIfDue();
-    return claimed >= this.batchSize;
+    const moreToClean = await this.cleanupIfDue();
+    return claimed >= this.batchSize || moreToClean;
   }
 
   private async fire({ name, key }: ClaimedTimer): Promise<void> {
     const handler = this.registry.get(name);
     if (!handler) return;
+    // The attempt is counted in its own committed statement before the handler runs: a
+    // handler that kills the process has used it all the same, and is parked after N.
+    const [, counted]: [unknown, number] = await this.dataSource.query(
+      `UPDATE ${this.table} SET attempts = attempts + 1, updated_at = now()
+       WHERE name = $1 AND key = $2 AND locked_by = $3 AND fired_at IS NULL AND dead_at IS NULL`,
+      [name, key, this.instance],
+    );
+    if (counted === 0) return; // cancelled, rescheduled or taken over since the claim
     try {
       await runWithContext({ requestId: randomUUID() }, () =>
         this.dataSource.transaction(async (manager) => {
@@ -119,7 +172,7 @@ export class TimerPoller {
           // lets the handler schedule the same name + key again for a next round.
           const [rows]: [FiringTimer[], number] = await manager.query(
             `UPDATE ${this.table}
-             SET fired_at = now(), attempts = attempts + 1, locked_until = NULL, locked_by = NULL,
+             SET fired_at = now(), locked_until = NULL, locked_by = NULL,
                  last_error = NULL, updated_at = now()
              WHERE name = $1 AND key = $2 AND locked_by = $3 AND fired_at IS NULL AND dead_at IS NULL
              RETURNING fire_at, payload, attempts`,
@@ -149,14 +202,24 @@ export class TimerPoller {
       const [rows]: [Array<{ attempts: number; dead: boolean }>, number] =
         await this.dataSource.query(
           `UPDATE ${this.table}
-           SET attempts = attempts + 1, last_error = $4,
-               next_attempt_at = now() + least($5::float8, $6::float8 * power(2, least(attempts, 30)))
+           SET last_error = $4, attempts = attempts - $8::int,
+               next_attempt_at = now() + least($5::float8, $6::float8 * power(2, least(greatest(attempts - 1, 0), 30)))
                                          * interval '1 millisecond',
-               dead_at = CASE WHEN attempts + 1 >= $7 THEN now() END,
+               dead_at = CASE WHEN attempts - $8::int >= $7 THEN now() END,
                locked_until = NULL, locked_by = NULL, updated_at = now()
            WHERE name = $1 AND key = $2 AND locked_by = $3 AND fired_at IS NULL AND dead_at IS NULL
            RETURNING attempts, dead_at IS NOT NULL AS dead`,
-          [name, key, this.instance, reason, this.retryMaxMs, this.retryBaseMs, this.maxAttempts],
+          [
+            name,
+            key,
+            this.instance,
+            reason,
+            this.retryMaxMs,
+            this.retryBaseMs,
+            this.maxAttempts,
+            // The database or the network failed, not the handler: the attempt is given back.
+            classifyFailure(error) === 'infrastructure' ? 1 : 0,
+          ],
         );
       const row = rows[0];
       if (!row) return;
@@ -177,15 +240,19 @@ export class TimerPoller {
     }
   }
 
-  private async cleanupIfDue(): Promise<void> {
-    if (Date.now() < this.nextCleanupAt) return;
-    this.nextCleanupAt = Date.now() + 600_000;
-    await this.dataSource.query(
+  /** Fired and dead timers past retention go, in batches until none is left; true when more is left. */
+  private async cleanupIfDue(): Promise<boolean> {
+    if (Date.now() < this.nextCleanupAt) return false;
+    const more = await deleteInBatches(
+      this.dataSource,
       `DELETE FROM ${this.table} WHERE (name, key) IN (
          SELECT name, key FROM ${this.table}
          WHERE fired_at < now() - $1 * interval '1 millisecond'
-         LIMIT 10000)`,
-      [this.retentionMs],
+            OR dead_at < now() - $1 * interval '1 millisecond'
+         LIMIT $2)`,
+      this.retentionMs,
     );
+    if (!more) this.nextCleanupAt = Date.now() + 60_000;
+    return more;
   }
 }

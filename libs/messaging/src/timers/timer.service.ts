@@ -24,15 +24,23 @@ export class TimerService {
   ): Promise<void> {
     if (!manager.queryRunner?.isTransactionActive)
       throw new TimerOutsideTransactionError(timer.name);
+    // One clock: a delay becomes a deadline in the database, which also compares it.
+    const fireAt = `coalesce($3::timestamptz, now() + $5::float8 * interval '1 millisecond')`;
     await manager.query(
       `INSERT INTO ${this.table} (name, key, fire_at, next_attempt_at, payload)
-       VALUES ($1, $2, $3, $3, $4)
+       VALUES ($1, $2, ${fireAt}, ${fireAt}, $4)
        ON CONFLICT (name, key) DO UPDATE SET
          fire_at = EXCLUDED.fire_at, next_attempt_at = EXCLUDED.fire_at,
          payload = EXCLUDED.payload, attempts = 0, last_error = NULL,
          locked_until = NULL, locked_by = NULL, fired_at = NULL, dead_at = NULL,
          updated_at = now()`,
-      [timer.name, timer.key, timer.fireAt, JSON.stringify(timer.payload)],
+      [
+        timer.name,
+        timer.key,
+        timer.fireAt ?? null,
+        JSON.stringify(timer.payload),
+        timer.delayMs === undefined ? null : checkedDelay(timer.delayMs),
+      ],
     );
   }
 
@@ -46,4 +54,11 @@ export class TimerService {
     );
     return deleted[1] > 0;
   }
+}
+
+function checkedDelay(delayMs: number): number {
+  if (!Number.isFinite(delayMs) || delayMs < 0) {
+    throw new RangeError(`a timer delay must be a non-negative number of ms, got ${delayMs}`);
+  }
+  return delayMs;
 }

@@ -2,14 +2,20 @@ import type { EntityManager } from 'typeorm';
 
 export type TimerPayload = Record<string, unknown>;
 
-export interface TimerSchedule<P extends TimerPayload = TimerPayload> {
+interface TimerScheduleBase<P extends TimerPayload> {
   /** What kind of timer, e.g. `placement-timeout`: the `@OnTimer` handler that runs it. */
   name: string;
   /** Which one, e.g. the order id; name + key identify a timer. */
   key: string;
-  fireAt: Date;
   payload: P;
 }
+
+/**
+ * When a timer fires: `delayMs` from now by the database's clock (prefer it: a node whose
+ * clock is off still fires on time), or at an absolute `fireAt`.
+ */
+export type TimerSchedule<P extends TimerPayload = TimerPayload> = TimerScheduleBase<P> &
+  ({ delayMs: number; fireAt?: never } | { fireAt: Date; delayMs?: never });
 
 /** The timer as its handler sees it. */
 export interface FiredTimer<P extends TimerPayload = TimerPayload> {

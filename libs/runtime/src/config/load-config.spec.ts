@@ -21,7 +21,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('refuses a bad value and names every problem', () => {
+  it('refuses a bad value and names every problem on one line, each value quoted as typed', () => {
     let caught: unknown;
     try {
       loadConfig(RuntimeConfig, {
@@ -34,8 +34,10 @@ describe('loadConfig', () => {
     }
     expect(caught).toBeInstanceOf(ConfigError);
     const message = (caught as ConfigError).message;
-    expect(message).toContain('PORT');
-    expect(message).toContain('COMANDA_ENVIRONMENT');
-    expect(message).toContain('DATABASE_URL must be a postgres:// URL');
+    expect(message).toBe(
+      'invalid setting PORT="eighty" (must be an integer number); ' +
+        'DATABASE_URL="mysql://x" (must be a postgres:// URL); ' +
+        'COMANDA_ENVIRONMENT="staging" (must be one of the following values: test, production)',
+    );
   });
 });

@@ -4,7 +4,8 @@ import type { RuntimeEnv } from '../service-definition';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    // One line, so a start-up failure reads as one clear sentence.
+    super(`invalid setting ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }
 }
@@ -23,15 +24,19 @@ export function loadConfig<T extends object>(type: new () => T, env: RuntimeEnv)
   }
   const config = plainToInstance(type, { ...defaults, ...raw }, { enableImplicitConversion: true });
   const errors = validateSync(config, { whitelist: false, forbidUnknownValues: true });
-  if (errors.length > 0) throw new ConfigError(errors.flatMap(describe));
+  if (errors.length > 0) throw new ConfigError(errors.flatMap((error) => describe(error, env)));
   return Object.freeze(config);
 }
 
-function describe(error: ValidationError): string[] {
-  const own = Object.values(error.constraints ?? {}).map(
-    (message) => `${error.property}=${JSON.stringify(error.value)}: ${message}`,
-  );
-  return [...own, ...(error.children ?? []).flatMap(describe)];
+/** The value as the user typed it, and the first thing wrong with it. */
+function describe(error: ValidationError, env: RuntimeEnv): string[] {
+  const typed = env[error.property] ?? error.value;
+  // Decorators apply bottom-up: the last constraint is the first written (the type check).
+  const first = Object.values(error.constraints ?? {}).at(-1);
+  const own = first
+    ? [`${error.property}=${JSON.stringify(typed)} (${first.replace(`${error.property} `, '')})`]
+    : [];
+  return [...own, ...(error.children ?? []).flatMap((child) => describe(child, env))];
 }
 
 /** The one place the process environment is read: a frozen copy taken at boot. */

@@ -27,6 +27,14 @@ export class RuntimeConfig {
   @IsString()
   AMQP_EXCHANGE: string = 'comanda.events';
 
+  /**
+   * Put in front of every queue name. Empty in production; a test platform sets its broker's
+   * prefix so its durable queues (`orders.payment-events`, ...) are never shared with
+   * another platform's on the same RabbitMQ.
+   */
+  @IsString()
+  AMQP_QUEUE_PREFIX: string = '';
+
   @IsIn(['test', 'production'])
   COMANDA_ENVIRONMENT: 'test' | 'production' = 'test';
 
@@ -36,6 +44,10 @@ export class RuntimeConfig {
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
+
+  /** `auto`: human-readable on a terminal, JSON lines otherwise. */
+  @IsIn(['auto', 'pretty', 'json'])
+  LOG_FORMAT: 'auto' | 'pretty' | 'json' = 'auto';
 
   @IsInt()
   @Min(1)
@@ -54,6 +66,29 @@ export class RuntimeConfig {
   @IsInt()
   @Min(100)
   SHUTDOWN_TIMEOUT_MS: number = 15000;
+
+  /** How long a client may take to send a request's headers (slow-header defense). */
+  @IsInt()
+  @Min(100)
+  HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+
+  /** How long a client may take to send a whole request, body included. */
+  @IsInt()
+  @Min(100)
+  HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+
+  /** An idle keep-alive connection is closed after this. */
+  @IsInt()
+  @Min(100)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 72_000;
+
+  /**
+   * Open connections one peer address may hold on a public listener (the gateway); 0: no cap.
+   * Behind a load balancer every connection comes from its address: raise it or set 0 there.
+   */
+  @IsInt()
+  @Min(0)
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: number = 256;
 
   /** Where standalone mode keeps its embedded PostgreSQL data. */
   @IsString()

@@ -1,45 +1,54 @@
-import { Controller, Get, Inject, Optional } from '@nestjs/common';
-import {
-  HealthCheck,
-  HealthCheckService,
-  HealthIndicatorService,
-  type HealthIndicatorResult,
-} from '@nestjs/terminus';
+import { Controller, Get, Inject, Optional, Res } from '@nestjs/common';
+import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
+import type { FastifyReply } from 'fastify';
 import { Public } from '@comanda/security';
-import { MESSAGE_BUS, type MessageBus } from '@comanda/messaging';
+import { MESSAGE_BUS, MessagingLifecycle, type MessageBus } from '@comanda/messaging';
 import { DataSource } from 'typeorm';
 
 const PING_TIMEOUT_MS = 2000;
 
 /**
  * Liveness says the process answers; readiness says it can do its work: its database
- * answers and its bus is connected. Kubernetes routes traffic only to ready replicas.
+ * answers, its bus is connected, and its outbox relay and timer poller are not failing or
+ * stuck. Kubernetes routes traffic only to ready replicas.
+ * Not ready yet (while starting, or a lost connection) answers 503 with the same body as
+ * `@nestjs/terminus`, but is no error: nothing is thrown or logged at error level, so a
+ * probe during start-up does not look like a failure in the logs.
  */
 @Public()
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     @Optional() private readonly dataSource?: DataSource,
     @Optional() @Inject(MESSAGE_BUS) private readonly bus?: MessageBus,
+    @Optional() private readonly messaging?: MessagingLifecycle,
   ) {}
 
   @Get('live')
-  @HealthCheck()
   live() {
-    return this.health.check([]);
+    return { status: 'ok', info: {}, error: {}, details: {} };
   }
 
   @Get('ready')
-  @HealthCheck()
-  ready() {
-    const checks: Array<() => Promise<HealthIndicatorResult>> = [];
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const checks: Array<Promise<HealthIndicatorResult>> = [];
     const dataSource = this.dataSource;
-    if (dataSource) checks.push(() => this.database(dataSource));
+    if (dataSource) checks.push(this.database(dataSource));
     const bus = this.bus;
-    if (bus) checks.push(async () => this.busState(bus));
-    return this.health.check(checks);
+    if (bus) checks.push(Promise.resolve(this.busState(bus)));
+    const messaging = this.messaging;
+    if (messaging) checks.push(Promise.resolve(this.loops(messaging)));
+    const details: HealthIndicatorResult = Object.assign({}, ...(await Promise.all(checks)));
+    const up = Object.fromEntries(
+      Object.entries(details).filter(([, value]) => value.status === 'up'),
+    );
+    const down = Object.fromEntries(
+      Object.entries(details).filter(([, value]) => value.status !== 'up'),
+    );
+    const ready = Object.keys(down).length === 0;
+    if (!ready) reply.status(503);
+    return { status: ready ? 'ok' : 'error', info: up, error: down, details };
   }
 
   private async database(dataSource: DataSource): Promise<HealthIndicatorResult> {
@@ -55,6 +64,14 @@ export class HealthController {
     } catch (error) {
       return indicator.down({ message: error instanceof Error ? error.message : String(error) });
     }
+  }
+
+  /** The outbox relay and the timer poller: running, last round fine, not stuck in one. */
+  private loops(messaging: MessagingLifecycle): HealthIndicatorResult {
+    const indicator = this.indicators.check('messaging');
+    return messaging.isHealthy()
+      ? indicator.up()
+      : indicator.down({ message: 'the outbox relay or the timer poller is failing or stuck' });
   }
 
   private busState(bus: MessageBus): HealthIndicatorResult {

@@ -5,7 +5,8 @@ import type { DataSource } from 'typeorm';
 /**
  * Prometheus metrics of one service at `GET /metrics`: process metrics, request durations
  * by route and status, and (for a service with a database) how many events wait in its
- * outbox and how many timers are overdue — the two numbers that say messaging is stuck.
+ * outbox (and how many of those failed to publish), how many timers are overdue, and how
+ * many messages, outbox rows and timers were given up on (docs/operations.md).
  * One registry per service, so services sharing a process (standalone) stay apart.
  */
 export function serveMetrics(
@@ -27,27 +28,49 @@ export function serveMetrics(
   });
 
   if (dataSource && schema) {
+    /** A gauge that counts the rows a query selects, at every scrape. */
+    const countGauge = (name: string, help: string, sql: string) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          const [row] = (await dataSource.query(sql)) as Array<{ n: number }>;
+          this.set(row?.n ?? 0);
+        },
+      });
+    countGauge(
+      'comanda_outbox_pending_events',
+      'Events written to the outbox and not yet published',
+      `SELECT count(*)::int AS n FROM "${schema}".outbox
+       WHERE published_at IS NULL AND dead_at IS NULL`,
+    );
+    countGauge(
+      'comanda_outbox_retrying_events',
+      'Unpublished events whose last publish failed (an outage, or no queue bound yet)',
+      `SELECT count(*)::int AS n FROM "${schema}".outbox
+       WHERE published_at IS NULL AND dead_at IS NULL AND last_error IS NOT NULL`,
+    );
+    countGauge(
+      'comanda_timers_overdue',
+      'Durable timers whose deadline passed and that have not fired',
+      `SELECT count(*)::int AS n FROM "${schema}".timers
+       WHERE fired_at IS NULL AND dead_at IS NULL AND fire_at < now()`,
+    );
     new Gauge({
-      name: 'comanda_outbox_pending_events',
-      help: 'Events written to the outbox and not yet published',
+      name: 'comanda_parked_messages',
+      help: 'Given up on, waiting for an operator: dead letters, parked outbox rows, dead timers',
+      labelNames: ['kind'],
       registers: [registry],
       async collect() {
         const [row] = (await dataSource.query(
-          `SELECT count(*)::int AS n FROM "${schema}".outbox WHERE published_at IS NULL`,
-        )) as Array<{ n: number }>;
-        this.set(row?.n ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'comanda_timers_overdue',
-      help: 'Durable timers whose deadline passed and that have not fired',
-      registers: [registry],
-      async collect() {
-        const [row] = (await dataSource.query(
-          `SELECT count(*)::int AS n FROM "${schema}".timers
-           WHERE fired_at IS NULL AND dead_at IS NULL AND fire_at < now()`,
-        )) as Array<{ n: number }>;
-        this.set(row?.n ?? 0);
+          `SELECT (SELECT count(*) FROM "${schema}".dead_letters)::int AS dead_letters,
+                  (SELECT count(*) FROM "${schema}".outbox WHERE dead_at IS NOT NULL)::int AS outbox,
+                  (SELECT count(*) FROM "${schema}".timers WHERE dead_at IS NOT NULL)::int AS timers`,
+        )) as Array<{ dead_letters: number; outbox: number; timers: number }>;
+        this.set({ kind: 'dead_letter' }, row?.dead_letters ?? 0);
+        this.set({ kind: 'outbox' }, row?.outbox ?? 0);
+        this.set({ kind: 'timer' }, row?.timers ?? 0);
       },
     });
   }

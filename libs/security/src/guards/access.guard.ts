@@ -8,12 +8,21 @@ import { InsufficientScopeError } from '../security.errors';
 import { BearerTokenVerifier } from '../verification/bearer-token.verifier';
 import { attachPrincipal } from './principal-of-request';
 
+/** What a route declares, read from its metadata once. */
+interface RouteAccess {
+  isPublic: boolean;
+  needed: Permission[];
+}
+
 /**
  * The global guard of every service: a route is either `@Public()` or needs a verified
  * bearer token whose scope holds one of the route's permissions. Nothing is open by default.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  /** Per handler: its declaration is fixed at boot, so it is not looked up per request. */
+  private readonly routes = new WeakMap<object, RouteAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     @Inject(BearerTokenVerifier) private readonly verifier: BearerTokenVerifier,
@@ -21,8 +30,8 @@ export class AccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const { isPublic, needed } = this.accessOf(context);
+    if (isPublic) return true;
 
     const http = context.switchToHttp();
     const principal = await this.verifier.authenticate(http.getRequest(), http.getResponse());
@@ -30,13 +39,28 @@ export class AccessGuard implements CanActivate {
     const requestContext = currentContext();
     if (requestContext) requestContext.tenantId = principal.tenantId;
 
-    const needed =
-      this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ??
-      [];
     if (!needed.some((permission) => holds(principal, permission))) {
       throw new InsufficientScopeError(needed);
     }
     return true;
+  }
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    let access = this.routes.get(handler);
+    if (!access) {
+      const targets = [handler, context.getClass()];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
+        needed:
+          this.reflector.getAllAndOverride<Permission[] | undefined>(
+            REQUIRED_PERMISSIONS,
+            targets,
+          ) ?? [],
+      };
+      this.routes.set(handler, access);
+    }
+    return access;
   }
 }
 

@@ -68,6 +68,7 @@ export const PERMISSIONS = {
   storefront: {
     description: 'Build baskets and check them out on behalf of guests.',
     endpoints: [
+      'GET /stores/{id}',
       'GET /stores/{id}/menu',
       'POST /baskets',
       'GET /baskets/{id}',
@@ -77,7 +78,21 @@ export const PERMISSIONS = {
   },
   'orders:read': {
     description: 'Read orders with their placement and payment state.',
-    endpoints: ['GET /orders/{id}'],
+    endpoints: [
+      'GET /orders',
+      'GET /orders/{id}',
+      'GET /orders/{id}/receipt',
+      'GET /orders/{id}/confirmation-email',
+      'GET /payments/{id}',
+      'GET /stores/{id}',
+      'GET /stores/{id}/menu',
+      'POST /event-subscriptions',
+      'GET /event-subscriptions',
+      'GET /event-subscriptions/{id}',
+      'DELETE /event-subscriptions/{id}',
+      'GET /event-subscriptions/{id}/deliveries',
+      'POST /event-subscriptions/{id}/deliveries/{deliveryId}/redeliver',
+    ],
   },
   'orders:placement': {
     description: 'Place orders in a POS: start a placement session, report placed or failed.',

@@ -1,17 +1,16 @@
 import { ProblemError } from '@comanda/http';
 import {
-  decodeJwt,
   decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
   type JSONWebKeySet,
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from 'jose';
-import { passportJwtSecret } from 'jwks-rsa';
-import passport from 'passport';
-import { Strategy as JwtStrategy, type VerifiedCallback } from 'passport-jwt';
 import type { Principal } from '../principal';
 import { MissingTokenError, InvalidTokenError } from '../security.errors';
 import { issuerOf, type SecuritySettings } from '../security-settings';
+import { IssuerKeys, UnknownTenantError } from './issuer-keys';
 import type { JwksSource } from './jwks-source';
 import {
   ALLOWED_ALGORITHMS,
@@ -19,9 +18,7 @@ import {
   TENANT_ID_PATTERN,
   type AccessTokenClaims,
 } from './token-claims';
-
-type KeyCallback = (error: unknown, key?: string | Buffer) => void;
-type KeyProvider = (request: unknown, rawToken: string, done: KeyCallback) => void;
+import { VerifiedTokenCache } from './verified-token-cache';
 
 interface IncomingRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -30,142 +27,144 @@ interface IncomingRequest {
 /** A reason the token was refused, shown to the caller in `error_description`. */
 class TokenRejection extends Error {}
 
-/** The keys could not be fetched: the caller is not at fault. */
-class KeysUnavailable extends Error {}
-
-/** The issuer answered 404 for the token's `tid`: no such tenant, so the token is forged. */
-class UnknownTenant extends Error {}
-
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
-const STRATEGY_NAME = 'comanda-bearer';
 const CLOCK_TOLERANCE_SECONDS = 5;
 const JWKS_TIMEOUT_MS = 5000;
-/** Per-tenant JWKS clients kept at most; beyond it the oldest is dropped (and refetches later). */
-const MAX_TENANT_CLIENTS = 1000;
+/** Issuers (tenants) whose keys are kept at most; beyond it the oldest is dropped (and refetches later). */
+const MAX_ISSUERS = 1000;
+/** Verified tokens kept at most (a few hundred bytes each). */
+const VERIFIED_TOKENS = 10_000;
+
+export interface BearerTokenVerifierOptions {
+  /** The clock of the key cool-down and of the verified-token cache (tests move it). */
+  now?: () => number;
+}
 
 /**
- * Verifies `Authorization: Bearer` access tokens with passport-jwt against the issuer's JWKS
- * (jwks-rsa: cached per `kid`, refetched on an unknown `kid` at most
- * `jwksRequestsPerMinute` times a minute per tenant).
+ * Verifies `Authorization: Bearer` access tokens (RFC 9068) against the issuer's JWKS, with
+ * `jose`. A token's signature and claims are checked once; the principal is then served from
+ * a bounded cache keyed by the token until its `exp` (ADR 0017). Each issuer's public keys
+ * are imported once per `kid`; an unknown `kid` refetches the issuer's key set at most once
+ * per cool-down (`60 s / jwksRequestsPerMinute`) and is otherwise refused from memory, so
+ * forged kids can neither cost a network call per token nor lock the real keys out.
  */
 export class BearerTokenVerifier {
-  /**
-   * Passport augments the strategy it runs with the request's `success`/`fail`/`error`. Given a
-   * strategy object it augments that shared object, so concurrent verifications overwrite each
-   * other's callbacks (requests hang or get another caller's principal); given a registered
-   * name it augments a fresh `Object.create(strategy)` per request. Our own authenticator, not
-   * passport's global one, so that services running in one process cannot collide on the name.
-   */
-  private readonly passport = new passport.Authenticator();
-  private readonly keyProviders = new Map<string, KeyProvider>();
+  private readonly issuers = new Map<string, IssuerKeys>();
+  private readonly verified: VerifiedTokenCache;
+  private readonly now: () => number;
+  private readonly cooldownMs: number;
 
   constructor(
     private readonly settings: SecuritySettings,
     private readonly findSource: () => JwksSource | undefined = () => undefined,
+    options: BearerTokenVerifierOptions = {},
   ) {
-    const strategy = new JwtStrategy(
-      {
-        jwtFromRequest: (request: IncomingRequest) => bearerToken(request),
-        secretOrKeyProvider: (request, rawToken, done) => this.provideKey(request, rawToken, done),
-        audience: settings.audience,
-        algorithms: [...ALLOWED_ALGORITHMS],
-        jsonWebTokenOptions: { complete: true, clockTolerance: CLOCK_TOLERANCE_SECONDS },
-      },
-      (
-        decoded: { header: ProtectedHeaderParameters; payload: JWTPayload },
-        done: VerifiedCallback,
-      ) => {
-        try {
-          done(null, this.principalFrom(decoded.header, decoded.payload));
-        } catch (error) {
-          if (error instanceof TokenRejection) done(null, false, error);
-          else done(error, false);
-        }
-      },
-    );
-    this.passport.use(STRATEGY_NAME, strategy);
+    this.now = options.now ?? (() => Date.now());
+    this.verified = new VerifiedTokenCache(VERIFIED_TOKENS, this.now);
+    this.cooldownMs = Math.ceil(60_000 / settings.jwksRequestsPerMinute);
   }
 
-  /** The caller of the request, or a 401 problem per RFC 6750 §3. */
-  authenticate(request: IncomingRequest, response: unknown): Promise<Principal> {
-    if (bearerToken(request) === null) return Promise.reject(new MissingTokenError());
-    return new Promise<Principal>((resolve, reject) => {
-      const run = this.passport.authenticate(
-        STRATEGY_NAME,
-        { session: false },
-        (error: unknown, principal: Principal | false, info: unknown) => {
-          if (error) return reject(error);
-          if (principal) return resolve(principal);
-          reject(rejectionFor(info));
-        },
-      ) as (req: unknown, res: unknown, next: (error?: unknown) => void) => void;
-      run(request, response, (error) => reject(error ?? new InvalidTokenError('token refused')));
-    });
+  /** The caller of the request, or a 401 problem per RFC 6750 §3 (503 when keys are unreachable). */
+  authenticate(request: IncomingRequest, _response?: unknown): Promise<Principal> {
+    const token = bearerToken(request);
+    if (token === null) return Promise.reject(new MissingTokenError());
+    return this.verify(token);
   }
 
-  private provideKey(request: unknown, rawToken: string, done: KeyCallback): void {
+  /** The principal of a compact access token, or the problem refusing it. */
+  async verify(token: string): Promise<Principal> {
+    const cached = this.verified.get(token);
+    if (cached) return cached;
+    try {
+      const { principal, exp } = await this.verifyOnce(token);
+      this.verified.set(token, principal, exp);
+      return principal;
+    } catch (error) {
+      if (error instanceof ProblemError) throw error;
+      if (error instanceof TokenRejection) throw new InvalidTokenError(error.message);
+      throw new InvalidTokenError(describeJoseError(error));
+    }
+  }
+
+  private async verifyOnce(token: string): Promise<{ principal: Principal; exp: number }> {
     let header: ProtectedHeaderParameters;
     let tenantId: unknown;
     try {
-      header = decodeProtectedHeader(rawToken);
-      tenantId = decodeJwt(rawToken).tid;
+      header = decodeProtectedHeader(token);
+      tenantId = unverifiedTenant(token);
     } catch {
-      return done(new TokenRejection('the token is not a well-formed JWT'));
+      throw new TokenRejection('the token is not a well-formed JWT');
     }
     if (!isAccessTokenType(header.typ)) {
-      return done(new TokenRejection('the token type (typ) must be at+jwt'));
+      throw new TokenRejection('the token type (typ) must be at+jwt');
     }
     if (!ALLOWED_ALGORITHMS.includes(header.alg as (typeof ALLOWED_ALGORITHMS)[number])) {
-      return done(new TokenRejection(`the algorithm ${String(header.alg)} is not accepted`));
+      throw new TokenRejection(`the algorithm ${String(header.alg)} is not accepted`);
     }
     if (typeof header.kid !== 'string' || header.kid === '') {
-      return done(new TokenRejection('the token names no signing key (kid)'));
+      throw new TokenRejection('the token names no signing key (kid)');
     }
     if (typeof tenantId !== 'string' || !TENANT_ID_PATTERN.test(tenantId)) {
-      return done(new TokenRejection('the token names no valid tenant (tid)'));
+      throw new TokenRejection('the token names no valid tenant (tid)');
     }
-    this.keyProviderFor(tenantId)(request, rawToken, done);
-  }
 
-  private keyProviderFor(tenantId: string): KeyProvider {
-    let provider = this.keyProviders.get(tenantId);
-    if (!provider) {
-      const source = this.findSource();
-      provider = passportJwtSecret({
-        jwksUri: `${this.settings.authUrl}/auth/${tenantId}/.well-known/jwks.json`,
-        cache: true,
-        rateLimit: true,
-        jwksRequestsPerMinute: this.settings.jwksRequestsPerMinute,
-        // Our own fetch rather than jwks-rsa's, which reports every non-2xx alike: a 404
-        // (unknown tenant) is the caller's fault, an unreachable issuer is not.
-        fetcher: source ? () => source.jwks(tenantId) : fetchJwks,
-        handleSigningKeyError: (error, cb) => {
-          if (error instanceof UnknownTenant) {
-            return cb(
-              new TokenRejection('the token names a tenant (tid) its issuer does not know'),
-            );
-          }
-          if (error?.name === 'SigningKeyNotFoundError') {
-            return cb(new TokenRejection('the signing key (kid) is unknown'));
-          }
-          if (error?.name === 'JwksRateLimitError') {
-            return cb(new TokenRejection('the signing key (kid) is unknown'));
-          }
-          cb(error ? new KeysUnavailable(error.message) : null);
-        },
-      }) as KeyProvider;
-      if (this.keyProviders.size >= MAX_TENANT_CLIENTS) {
-        const oldest = this.keyProviders.keys().next().value;
-        if (oldest !== undefined) this.keyProviders.delete(oldest);
+    const found = await this.keysOf(tenantId).lookup(header.kid);
+    if ('miss' in found) {
+      if (found.miss === 'unavailable') throw keysUnavailable(found.detail);
+      if (found.miss === 'unknown_tenant') {
+        throw new TokenRejection('the token names a tenant (tid) its issuer does not know');
       }
-      this.keyProviders.set(tenantId, provider);
+      throw new TokenRejection('the signing key (kid) is unknown');
     }
-    return provider;
+    if (found.alg !== header.alg) {
+      throw new TokenRejection(`the algorithm ${header.alg} does not match the signing key`);
+    }
+    const { payload } = await jwtVerify(token, found.key, {
+      algorithms: [found.alg],
+      audience: this.settings.audience,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    });
+    const principal = this.principalFrom(payload);
+    return { principal, exp: payload.exp as number };
   }
 
-  private principalFrom(header: ProtectedHeaderParameters, payload: JWTPayload): Principal {
-    if (!isAccessTokenType(header.typ))
-      throw new TokenRejection('the token type (typ) must be at+jwt');
+  private keysOf(tenantId: string): IssuerKeys {
+    let keys = this.issuers.get(tenantId);
+    if (keys) {
+      // Most recently used last: what is evicted is what has not been used for longest.
+      this.issuers.delete(tenantId);
+      this.issuers.set(tenantId, keys);
+    } else {
+      const source = this.findSource();
+      const uri = `${this.settings.authUrl}/auth/${tenantId}/.well-known/jwks.json`;
+      keys = new IssuerKeys({
+        fetch: source ? () => source.jwks(tenantId) : () => fetchJwks(uri),
+        cooldownMs: this.cooldownMs,
+        now: this.now,
+      });
+      if (this.issuers.size >= MAX_ISSUERS) this.evictOne();
+      this.issuers.set(tenantId, keys);
+    }
+    return keys;
+  }
+
+  /**
+   * Makes room for one issuer: the least recently used one without keys (forged tenant ids
+   * land there), else the least recently used one. Forged tids cannot push out real tenants.
+   */
+  private evictOne(): void {
+    let victim: string | undefined;
+    for (const [tenantId, keys] of this.issuers) {
+      victim ??= tenantId;
+      if (!keys.hasKeys()) {
+        victim = tenantId;
+        break;
+      }
+    }
+    if (victim !== undefined) this.issuers.delete(victim);
+  }
+
+  private principalFrom(payload: JWTPayload): Principal {
     const claims = payload as Partial<AccessTokenClaims>;
     if (typeof claims.tid !== 'string') throw new TokenRejection('the token names no tenant (tid)');
     if (claims.iss !== issuerOf(this.settings.publicUrl, claims.tid)) {
@@ -186,15 +185,24 @@ export class BearerTokenVerifier {
       throw new TokenRejection('the token lacks client_id, sub, jti or scope');
     }
     const scopes = new Set(claims.scope.split(' ').filter((scope) => scope !== ''));
-    return {
+    return Object.freeze({
       clientId: claims.client_id,
       tenantId: claims.tid,
       environment: claims.env,
       scopes,
       personalData: scopes.has('personal-data:read'),
       tokenId: claims.jti,
-    };
+    });
   }
+}
+
+/** `tid` of the unverified payload: only to pick whose keys verify the signature. */
+function unverifiedTenant(token: string): unknown {
+  const payload = token.split('.')[1];
+  if (payload === undefined) throw new Error('not a JWS');
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
+  if (typeof claims !== 'object' || claims === null) throw new Error('not a JWT');
+  return Object.hasOwn(claims, 'tid') ? (claims as { tid: unknown }).tid : undefined;
 }
 
 async function fetchJwks(uri: string): Promise<JSONWebKeySet> {
@@ -204,7 +212,7 @@ async function fetchJwks(uri: string): Promise<JSONWebKeySet> {
   });
   if (response.status === 404) {
     await response.body?.cancel();
-    throw new UnknownTenant(`no key set at ${uri}`);
+    throw new UnknownTenantError(`no key set at ${uri}`);
   }
   if (!response.ok) {
     await response.body?.cancel();
@@ -219,33 +227,29 @@ function bearerToken(request: IncomingRequest): string | null {
   return BEARER.exec(header.trim())?.[1] ?? null;
 }
 
-function rejectionFor(info: unknown): ProblemError {
-  if (info instanceof KeysUnavailable) {
-    return new ProblemError({
-      status: 503,
-      code: 'auth.keys_unavailable',
-      title: 'Signing keys unavailable',
-      detail: 'The access token could not be checked right now; retry shortly.',
-      headers: { 'Retry-After': '5' },
-      cause: info,
-    });
-  }
-  if (info instanceof TokenRejection) return new InvalidTokenError(info.message);
-  if (info instanceof Error) return new InvalidTokenError(describeJwtError(info));
-  return new InvalidTokenError('the access token is not valid');
+function keysUnavailable(detail: string | undefined): ProblemError {
+  return new ProblemError({
+    status: 503,
+    code: 'auth.keys_unavailable',
+    title: 'Signing keys unavailable',
+    detail: 'The access token could not be checked right now; retry shortly.',
+    headers: { 'Retry-After': '5' },
+    cause: new Error(detail ?? 'the key set could not be fetched'),
+  });
 }
 
-/** jsonwebtoken's messages, said for the caller. */
-function describeJwtError(error: Error): string {
-  switch (error.name) {
-    case 'TokenExpiredError':
-      return 'the token has expired';
-    case 'NotBeforeError':
-      return 'the token is not valid yet';
-    default:
-      if (/audience/.test(error.message)) return 'the token is not meant for this API (aud)';
-      if (/signature/.test(error.message)) return 'the token signature is not valid';
-      if (/algorithm/.test(error.message)) return 'the token algorithm is not accepted';
-      return 'the access token is not valid';
+/** jose's refusals, said for the caller. */
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'the token has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'the token is not meant for this API (aud)';
+    if (error.claim === 'nbf') return 'the token is not valid yet';
+    if (error.claim === 'iat') return 'the token was issued in the future (iat)';
+    return `the token claim ${error.claim} is not valid`;
   }
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return 'the token signature is not valid';
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the token algorithm is not accepted';
+  return 'the access token is not valid';
 }

@@ -35,7 +35,7 @@ export class AuthConfig {
   @Type(() => Number)
   TOKEN_LIFETIME_SECONDS = 3600;
 
-  /** 32 bytes, base64 or base64url: encrypts signing keys at rest. Required in production. */
+  /** 32 bytes, base64 or base64url: encrypts signing keys at rest. Required (standalone makes one). */
   @IsOptional()
   @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, {
     message: 'AUTH_KEY_ENCRYPTION_KEY must be 32 bytes in base64',
@@ -47,6 +47,19 @@ export class AuthConfig {
   @IsString()
   @MinLength(32)
   AUTH_SECRET_PEPPER?: string;
+
+  /** A former AUTH_KEY_ENCRYPTION_KEY: signing keys still sealed with it are re-sealed at start. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, {
+    message: 'AUTH_PREVIOUS_KEY_ENCRYPTION_KEY must be 32 bytes in base64',
+  })
+  AUTH_PREVIOUS_KEY_ENCRYPTION_KEY?: string;
+
+  /** A former AUTH_SECRET_PEPPER: secrets hashed with it still verify. */
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
+  AUTH_PREVIOUS_SECRET_PEPPER?: string;
 
   @IsOptional()
   @IsString()
@@ -66,13 +79,13 @@ export class AuthConfig {
   @Type(() => Number)
   AUTH_FAILURE_WINDOW_SECONDS = 60;
 
-  /** ...and refused with 429 from this many failures of one client id... */
+  /** ...and refused with 429 from this many failures of one client id from one address... */
   @IsInt()
   @Min(1)
   @Type(() => Number)
   AUTH_FAILURE_LIMIT = 10;
 
-  /** ...or of one source address. */
+  /** ...while one address's failures (any client ids) past this many only slow it down. */
   @IsInt()
   @Min(1)
   @Type(() => Number)

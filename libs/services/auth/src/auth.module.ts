@@ -8,6 +8,7 @@ import { ClientService } from './clients/client.service';
 import { ClientsController } from './clients/clients.controller';
 import { keyMaterialProviders } from './crypto/key-material.provider';
 import { KeysController } from './keys/keys.controller';
+import { SigningKeyResealing } from './keys/signing-key-resealing';
 import { SigningKeyService } from './keys/signing-key.service';
 import { TenantService } from './tenants/tenant.service';
 import { TenantsController } from './tenants/tenants.controller';
@@ -32,6 +33,7 @@ import { TokenService } from './token/token.service';
     },
     ...keyMaterialProviders,
     SigningKeyService,
+    SigningKeyResealing,
     // The security guard of this service verifies tokens against these keys in process.
     { provide: JWKS_SOURCE, useExisting: SigningKeyService },
     TenantService,

@@ -1,3 +1,4 @@
+import { AUTH_BODY_LIMIT_BYTES } from '@comanda/contracts';
 import type { ServiceDefinition } from '@comanda/runtime';
 import { AuthModule } from './auth.module';
 import { ApiClient } from './clients/api-client.entity';
@@ -15,5 +16,6 @@ export const authService: ServiceDefinition = {
   database: { schema: 'auth', entities: AUTH_ENTITIES, migrations: AUTH_MIGRATIONS },
   module: AuthModule,
   versionExemptPaths: ['/auth/', '/connect/', '/.well-known/'],
-  bodyLimitBytes: 64 * 1024,
+  // The gateway applies the same limit to auth's paths (see @comanda/contracts).
+  bodyLimitBytes: AUTH_BODY_LIMIT_BYTES,
 };

@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
 import { RUNTIME_ENV, loadConfig, type RuntimeEnv } from '@comanda/runtime';
+import { BearerTokenVerifier, securitySettingsFrom } from '@comanda/security';
+import { DeadLettersAdminController } from './admin/dead-letters.controller';
 import { GatewayConfig } from './config/gateway.config';
 import { DocsController } from './docs/docs.controller';
 import { OpenApiAggregator } from './docs/openapi-aggregator';
+import { RootController } from './docs/root.controller';
+import { OpsAccess } from './health/ops-access';
 import { UpstreamHealth } from './health/upstream-health';
 import { UpstreamHealthController } from './health/upstream-health.controller';
 import { GatewayController } from './proxy/gateway.controller';
@@ -14,12 +18,24 @@ import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
 
 @Module({
   // The catch-all forwarding controller comes last, so the gateway's own routes are its own.
-  controllers: [DocsController, UpstreamHealthController, GatewayController],
+  controllers: [
+    RootController,
+    DocsController,
+    UpstreamHealthController,
+    DeadLettersAdminController,
+    GatewayController,
+  ],
   providers: [
     {
       provide: GatewayConfig,
       inject: [RUNTIME_ENV],
       useFactory: (env: RuntimeEnv) => loadConfig(GatewayConfig, env),
+    },
+    {
+      // The public verifier of @comanda/security (and its key cache), as every service uses it.
+      provide: BearerTokenVerifier,
+      inject: [RUNTIME_ENV],
+      useFactory: (env: RuntimeEnv) => new BearerTokenVerifier(securitySettingsFrom(env)),
     },
     UpstreamPools,
     RawBodySetup,
@@ -28,6 +44,7 @@ import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
     ProxyService,
     OpenApiAggregator,
     UpstreamHealth,
+    OpsAccess,
   ],
 })
 export class GatewayModule {}

@@ -2,6 +2,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { startService, type RunningService } from '@comanda/runtime';
 import { gatewayService } from './gateway.service-definition';
 import { chunkedBody, send } from './testing/raw-http';
+import { startTestIssuer, type TestIssuer } from './testing/test-issuer';
 import { startTestUpstream, unusedUrl, type TestUpstream } from './testing/test-upstream';
 
 const V0 = { 'x-api-version': '0' };
@@ -48,6 +49,8 @@ describe('gateway in front of real upstreams', () => {
         GATEWAY_BODY_LIMIT_BYTES: String(64 * 1024),
         GATEWAY_PLUGIN_CODE_LIMIT_BYTES: String(256 * 1024),
         GATEWAY_UPSTREAM_TIMEOUT_MS: '300',
+        // The test upstreams answer fake tokens; the services behind a real gateway verify real ones.
+        GATEWAY_VERIFY_TOKENS: 'false',
       },
     });
   });
@@ -404,26 +407,40 @@ describe('gateway in front of real upstreams', () => {
     });
   });
 
-  describe('health', () => {
-    it('reports upstream readiness', async () => {
-      const response = await send(gateway.url, '/health/upstreams');
-      expect(response.status).toBe(200);
-      expect(response.json()).toMatchObject({ upstreams: { auth: 'up', orders: 'up' } });
+  describe('operational endpoints', () => {
+    it.each(['/health/upstreams', '/metrics'])(
+      'keeps %s private on the public port: 401 without a token',
+      async (path) => {
+        const response = await send(gateway.url, path);
+        expect(response.status).toBe(401);
+        expect(response.headers['content-type']).toContain('application/problem+json');
+      },
+    );
+
+    it('keeps liveness and readiness open for load balancers', async () => {
+      expect((await send(gateway.url, '/health/ready')).status).toBe(200);
     });
   });
 });
 
 describe('gateway with a tight rate limit and missing upstreams', () => {
   let config: TestUpstream;
+  let issuer: TestIssuer;
   let gateway: RunningService;
+  const bearer = async (tenant: string, client: string, scope?: string) => ({
+    ...V0,
+    authorization: `Bearer ${await issuer.token(tenant, client, scope)}`,
+  });
 
   beforeAll(async () => {
     config = await startTestUpstream('config-store', []);
+    issuer = await startTestIssuer();
     gateway = await startService(gatewayService, {
       port: 0,
       host: '127.0.0.1',
       env: {
         LOG_LEVEL: 'silent',
+        AUTH_URL: issuer.url,
         CONFIG_STORE_URL: config.url,
         PAYMENTS_URL: await unusedUrl(),
         GATEWAY_RATE_LIMIT_MAX: '3',
@@ -435,11 +452,12 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
   afterAll(async () => {
     await gateway?.close();
     await config?.close();
+    await issuer?.close();
   });
 
-  it('answers 429 with Retry-After once a client spent its budget, other clients unaffected', async () => {
-    const alice = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'alice' })}` };
-    const bob = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'bob' })}` };
+  it('answers 429 with Retry-After once a verified client spent its budget, other clients unaffected', async () => {
+    const alice = await bearer('acme', 'alice');
+    const bob = await bearer('acme', 'bob');
     for (let i = 0; i < 3; i += 1)
       expect((await send(gateway.url, '/entities/a/configs', { headers: alice })).status).toBe(200);
 
@@ -452,30 +470,62 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
     expect((await send(gateway.url, '/entities/a/configs', { headers: bob })).status).toBe(200);
   });
 
-  it('limits callers without a token by IP address', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i += 1)
-      statuses.push((await send(gateway.url, '/entities/a/configs', { headers: V0 })).status);
-    expect(statuses).toEqual([200, 200, 200, 429]);
-  });
-
   it('answers 404 route.not_found for a service that is not configured', async () => {
-    const carol = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'carol' })}` };
+    const carol = await bearer('acme', 'carol');
     const response = await send(gateway.url, '/orders/o1', { headers: carol });
     expect(response.status).toBe(404);
     expect(response.json()).toMatchObject({ code: 'route.not_found' });
   });
 
   it('answers 502 upstream.unavailable when the upstream does not answer', async () => {
-    const dave = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'dave' })}` };
+    const dave = await bearer('acme', 'dave');
     const response = await send(gateway.url, '/payments/merchants/m1', { headers: dave });
     expect(response.status).toBe(502);
     expect(response.json()).toMatchObject({ status: 502, code: 'upstream.unavailable' });
   });
 
+  it('answers /health/upstreams only to platform:admin', async () => {
+    const response = await send(gateway.url, '/health/upstreams', {
+      headers: await bearer('acme', 'erin', 'configs:read'),
+    });
+    expect(response.status).toBe(403);
+  });
+
   it('reports an upstream that is down', async () => {
-    const response = await send(gateway.url, '/health/upstreams');
+    const response = await send(gateway.url, '/health/upstreams', {
+      headers: await bearer('platform', 'ops', 'platform:admin'),
+    });
     expect(response.status).toBe(503);
     expect(response.json()).toMatchObject({ code: 'upstream.not_ready' });
+  });
+
+  it('refuses a request without a token from its headers, before its body is read', async () => {
+    const response = await send(gateway.url, '/entities/nobody/configs', {
+      method: 'POST',
+      headers: { ...V0, 'content-type': 'application/json', 'content-length': '1000000' },
+      body: Buffer.from('{'),
+    });
+    expect(response.status).toBe(401);
+    expect(config.seen.some((seen) => seen.url === '/entities/nobody/configs')).toBe(false);
+  });
+
+  it('counts a forged token against its address, never against the client it names', async () => {
+    const forgedAsBob = {
+      ...V0,
+      authorization: `Bearer ${fakeToken({ client_id: 'bob', tid: 'acme' })}`,
+    };
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1)
+      statuses.push(
+        (await send(gateway.url, '/entities/a/configs', { headers: forgedAsBob })).status,
+      );
+    // The address's budget of 3 was partly spent by the request without a token above.
+    expect(statuses.slice(-1)).toEqual([429]);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    // Bob's own budget is untouched by the forgeries (one of his three went above).
+    expect(
+      (await send(gateway.url, '/entities/a/configs', { headers: await bearer('acme', 'bob') }))
+        .status,
+    ).toBe(200);
   });
 });

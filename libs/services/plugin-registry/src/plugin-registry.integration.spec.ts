@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MESSAGING_MIGRATIONS, OutboxWriter } from '@comanda/messaging';
-import { openDatabase } from '@comanda/persistence';
+import { openDatabase, transactional, UnitOfWork, type Transactional } from '@comanda/persistence';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import { PluginCodeService } from './code/plugin-code.service';
@@ -25,9 +25,9 @@ function manifest(version: string, parameters: PluginManifest['parameters'] = []
 describe('plugin registry services (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  let code: PluginCodeService;
-  let manifests: PluginManifestService;
-  let configs: PluginConfigService;
+  let code: Transactional<PluginCodeService, 'upload'>;
+  let manifests: Transactional<PluginManifestService, 'upload'>;
+  let configs: Transactional<PluginConfigService, 'create' | 'update'>;
 
   beforeAll(async () => {
     db = await createTestDatabase('plugin_registry');
@@ -39,9 +39,15 @@ describe('plugin registry services (real PostgreSQL)', () => {
     });
     const outbox = new OutboxWriter({ service: 'plugin-registry', schema: 'plugins' });
     const config = Object.assign(new PluginRegistryConfig(), { PLUGIN_CODE_MAX_BYTES: 4096 });
-    code = new PluginCodeService(dataSource, outbox, config);
-    manifests = new PluginManifestService(dataSource, outbox);
-    configs = new PluginConfigService(dataSource, outbox);
+    const unitOfWork = new UnitOfWork(dataSource);
+    code = transactional(new PluginCodeService(dataSource, outbox, config), unitOfWork, ['upload']);
+    manifests = transactional(new PluginManifestService(dataSource, outbox), unitOfWork, [
+      'upload',
+    ]);
+    configs = transactional(new PluginConfigService(dataSource, outbox), unitOfWork, [
+      'create',
+      'update',
+    ]);
   });
   afterAll(async () => {
     await dataSource?.destroy();

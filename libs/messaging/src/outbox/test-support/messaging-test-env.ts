@@ -18,7 +18,7 @@ import { BrokerAdmin } from '../../rabbitmq/test-support/broker-admin';
 export const SCHEMA = 'svc';
 
 /** A table where consumers record their effects; no unique key, so a second effect shows. */
-class CreateEffects1700000000001 implements MigrationInterface {
+class CreateEffects1700000000010 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`CREATE TABLE "${SCHEMA}"."effects" (
       seq bigserial PRIMARY KEY, consumer text NOT NULL, event_id text NOT NULL,
@@ -30,13 +30,13 @@ class CreateEffects1700000000001 implements MigrationInterface {
 }
 
 /** One replica's connection to the suite's database, migrated like a service's. */
-export function openServiceDatabase(url: string): Promise<DataSource> {
+export function openServiceDatabase(url: string, poolSize = 5): Promise<DataSource> {
   return openDatabase({
     url,
     schema: SCHEMA,
     entities: [],
-    migrations: [...MESSAGING_MIGRATIONS, CreateEffects1700000000001],
-    poolSize: 5,
+    migrations: [...MESSAGING_MIGRATIONS, CreateEffects1700000000010],
+    poolSize,
   });
 }
 

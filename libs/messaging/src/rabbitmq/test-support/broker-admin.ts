@@ -44,6 +44,16 @@ export class BrokerAdmin {
     }
   }
 
+  /** Deletes a queue now (as an operator or a failover would), cancelling its consumers. */
+  async deleteQueue(queue: string): Promise<void> {
+    const channel = await this.connection.createChannel();
+    try {
+      await channel.deleteQueue(queue);
+    } finally {
+      await channel.close();
+    }
+  }
+
   async messageCount(queue: string): Promise<number> {
     const channel = await this.connection.createChannel();
     try {

@@ -1,11 +1,13 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP forwarder between a client and the broker, so a test can cut the connection the
- * way a network failure or a broker restart would.
+ * A TCP forwarder between a client and a server (broker or PostgreSQL), so a test can cut
+ * the connection the way a network failure or a server restart would, and keep the server
+ * "down" for as long as it likes without touching the shared server itself.
  */
 export class TcpProxy {
   private constructor(
+    private readonly state: { refusing: boolean },
     private readonly server: Server,
     private readonly sockets: Set<Socket>,
     readonly port: number,
@@ -13,7 +15,12 @@ export class TcpProxy {
 
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
     const sockets = new Set<Socket>();
+    const state = { refusing: false };
     const server = createServer((client) => {
+      if (state.refusing) {
+        client.destroy();
+        return;
+      }
       const upstream = connect({ host: targetHost, port: targetPort });
       for (const socket of [client, upstream]) {
         sockets.add(socket);
@@ -26,7 +33,7 @@ export class TcpProxy {
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new TcpProxy(server, sockets, (server.address() as AddressInfo).port);
+    return new TcpProxy(state, server, sockets, (server.address() as AddressInfo).port);
   }
 
   /** The broker URL with its host and port replaced by this proxy's. */
@@ -45,6 +52,17 @@ export class TcpProxy {
   /** Cuts every open connection; new ones are still accepted. */
   dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** The server "goes down": every connection is cut and new ones are closed at once. */
+  goDown(): void {
+    this.state.refusing = true;
+    this.dropConnections();
+  }
+
+  /** The server "comes back": connections are forwarded again. */
+  comeBack(): void {
+    this.state.refusing = false;
   }
 
   /** Cuts every connection and stops accepting new ones. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { Tx } from '@comanda/persistence';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import { EventTypes } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
@@ -44,7 +45,7 @@ export class ClientService {
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
-  async create(input: NewClient): Promise<CreatedClient> {
+  async create(manager: Tx, input: NewClient): Promise<CreatedClient> {
     await this.checkDefinition(input);
     const clientId = randomUUID();
     const clientSecret = generateSecret();
@@ -54,27 +55,25 @@ export class ClientService {
         ...(input.personalData ? (['personal-data:read'] as const) : []),
       ]),
     ].sort();
-    await this.dataSource.transaction(async (manager) => {
-      const client = manager.getRepository(ApiClient).create({
-        clientId,
-        name: input.name,
-        tenantIds: [...new Set(input.tenantIds)],
-        environment: input.environment,
-        permissions,
-        personalData: input.personalData,
-        contactPrimary: input.contacts.primary,
-        contactSecondary: input.contacts.secondary,
-        useCase: input.useCase,
-        revokedAt: null,
-      });
-      await manager.getRepository(ApiClient).save(client);
-      await this.addSecret(manager, clientId, clientSecret);
-      await this.outbox.add(manager, {
-        type: EventTypes.ClientCreated,
-        tenantId: PLATFORM_TENANT_ID,
-        subject: clientId,
-        data: { clientId, tenantIds: client.tenantIds, environment: client.environment },
-      });
+    const client = manager.getRepository(ApiClient).create({
+      clientId,
+      name: input.name,
+      tenantIds: [...new Set(input.tenantIds)],
+      environment: input.environment,
+      permissions,
+      personalData: input.personalData,
+      contactPrimary: input.contacts.primary,
+      contactSecondary: input.contacts.secondary,
+      useCase: input.useCase,
+      revokedAt: null,
+    });
+    await manager.getRepository(ApiClient).save(client);
+    await this.addSecret(manager, clientId, clientSecret);
+    await this.outbox.add(manager, {
+      type: EventTypes.ClientCreated,
+      tenantId: PLATFORM_TENANT_ID,
+      subject: clientId,
+      data: { clientId, tenantIds: client.tenantIds, environment: client.environment },
     });
     if (!input.credentialsFile) return { clientId, clientSecret };
     const passphrase = generatePassphrase();
@@ -108,91 +107,87 @@ export class ClientService {
     return client;
   }
 
-  async grant(clientId: string, permissions: Permission[]): Promise<ApiClient> {
-    return this.dataSource.transaction(async (manager) => {
-      const client = await this.lockActive(manager, clientId);
-      checkGrants(client.tenantIds, permissions);
-      client.grant(permissions);
-      return manager.getRepository(ApiClient).save(client);
-    });
+  async grant(manager: Tx, clientId: string, permissions: Permission[]): Promise<ApiClient> {
+    const client = await this.lockActive(manager, clientId);
+    checkGrants(client.tenantIds, permissions);
+    client.grant(permissions);
+    return manager.getRepository(ApiClient).save(client);
   }
 
   /**
    * A new secret; the ones that worked until now keep working for `gracePeriodSeconds`
    * (0: they stop at once).
    */
-  async rotateSecret(clientId: string, gracePeriodSeconds = 0): Promise<{ clientSecret: string }> {
+  async rotateSecret(
+    manager: Tx,
+    clientId: string,
+    gracePeriodSeconds = 0,
+  ): Promise<{ clientSecret: string }> {
     const clientSecret = generateSecret();
-    await this.dataSource.transaction(async (manager) => {
-      await this.lockActive(manager, clientId);
-      await this.endSecrets(manager, clientId, gracePeriodSeconds);
-      await this.addSecret(manager, clientId, clientSecret);
-    });
+    await this.lockActive(manager, clientId);
+    await this.endSecrets(manager, clientId, gracePeriodSeconds);
+    await this.addSecret(manager, clientId, clientSecret);
     return { clientSecret };
   }
 
-  async revoke(clientId: string): Promise<ApiClient> {
+  async revoke(manager: Tx, clientId: string): Promise<ApiClient> {
     assertPossibleClientId(clientId);
-    return this.dataSource.transaction(async (manager) => {
-      const client = await manager
-        .getRepository(ApiClient)
-        .findOne({ where: { clientId }, lock: { mode: 'pessimistic_write' } });
-      if (!client) throw new ClientNotFoundError(clientId);
-      if (client.revoked) return client;
-      client.revokedAt = new Date();
-      await manager.getRepository(ApiClient).save(client);
-      await this.endSecrets(manager, clientId, 0);
-      await this.outbox.add(manager, {
-        type: EventTypes.ClientRevoked,
-        tenantId: PLATFORM_TENANT_ID,
-        subject: clientId,
-        data: { clientId, tenantIds: client.tenantIds, environment: client.environment },
-      });
-      return client;
+    const client = await manager
+      .getRepository(ApiClient)
+      .findOne({ where: { clientId }, lock: { mode: 'pessimistic_write' } });
+    if (!client) throw new ClientNotFoundError(clientId);
+    if (client.revoked) return client;
+    client.revokedAt = new Date();
+    await manager.getRepository(ApiClient).save(client);
+    await this.endSecrets(manager, clientId, 0);
+    await this.outbox.add(manager, {
+      type: EventTypes.ClientRevoked,
+      tenantId: PLATFORM_TENANT_ID,
+      subject: clientId,
+      data: { clientId, tenantIds: client.tenantIds, environment: client.environment },
     });
+    return client;
   }
 
   /**
    * The platform admin client from COMANDA_ADMIN_CLIENT_ID / _SECRET: created when missing,
    * its secret replaced when it changed. Idempotent, and replicas take turns.
    */
-  async bootstrapAdmin(clientId: string, clientSecret: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-        'comanda:auth:admin-bootstrap',
-      ]);
-      await this.tenants.ensure(manager, PLATFORM_TENANT_ID, 'Comanda platform');
-      const repository = manager.getRepository(ApiClient);
-      const existing = await repository.findOneBy({ clientId });
-      if (!existing) {
-        await repository.save(
-          repository.create({
-            clientId,
-            name: 'Platform administrator (bootstrap)',
-            tenantIds: [PLATFORM_TENANT_ID],
-            environment: this.config.COMANDA_ENVIRONMENT,
-            permissions: ['platform:admin'],
-            personalData: false,
-            contactPrimary: 'COMANDA_ADMIN_CLIENT_ID',
-            contactSecondary: 'deployment configuration',
-            useCase: 'Support staff: tenants and API clients',
-            revokedAt: null,
-          }),
-        );
-      } else {
-        existing.environment = this.config.COMANDA_ENVIRONMENT;
-        existing.revokedAt = null;
-        existing.tenantIds = [PLATFORM_TENANT_ID];
-        existing.grant(['platform:admin']);
-        await repository.save(existing);
-      }
-      const secrets = await manager
-        .getRepository(ClientSecret)
-        .findBy({ clientId, expiresAt: IsNull() });
-      if (secrets.length === 1 && this.hasher.matches(clientSecret, secrets[0].secretHash)) return;
-      await this.endSecrets(manager, clientId, 0);
-      await this.addSecret(manager, clientId, clientSecret);
-    });
+  async bootstrapAdmin(manager: Tx, clientId: string, clientSecret: string): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      'comanda:auth:admin-bootstrap',
+    ]);
+    await this.tenants.ensure(manager, PLATFORM_TENANT_ID, 'Comanda platform');
+    const repository = manager.getRepository(ApiClient);
+    const existing = await repository.findOneBy({ clientId });
+    if (!existing) {
+      await repository.save(
+        repository.create({
+          clientId,
+          name: 'Platform administrator (bootstrap)',
+          tenantIds: [PLATFORM_TENANT_ID],
+          environment: this.config.COMANDA_ENVIRONMENT,
+          permissions: ['platform:admin'],
+          personalData: false,
+          contactPrimary: 'COMANDA_ADMIN_CLIENT_ID',
+          contactSecondary: 'deployment configuration',
+          useCase: 'Support staff: tenants and API clients',
+          revokedAt: null,
+        }),
+      );
+    } else {
+      existing.environment = this.config.COMANDA_ENVIRONMENT;
+      existing.revokedAt = null;
+      existing.tenantIds = [PLATFORM_TENANT_ID];
+      existing.grant(['platform:admin']);
+      await repository.save(existing);
+    }
+    const secrets = await manager
+      .getRepository(ClientSecret)
+      .findBy({ clientId, expiresAt: IsNull() });
+    if (secrets.length === 1 && this.hasher.matches(clientSecret, secrets[0].secretHash)) return;
+    await this.endSecrets(manager, clientId, 0);
+    await this.addSecret(manager, clientId, clientSecret);
   }
 
   private async checkDefinition(input: NewClient): Promise<void> {

@@ -1,17 +1,41 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { ApiClient } from './api-client.entity';
 
+export class ClientContactsView {
+  @ApiProperty() primary!: string;
+  @ApiProperty() secondary!: string;
+}
+
 /** A client as the admin API shows it: never a secret. */
-export interface ClientView {
-  clientId: string;
-  name: string;
-  tenantIds: string[];
-  environment: 'test' | 'production';
-  permissions: string[];
-  personalData: boolean;
-  contacts: { primary: string; secondary: string };
-  useCase: string;
-  createdAt: string;
-  revokedAt: string | null;
+export class ClientView {
+  @ApiProperty() clientId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: [String] }) tenantIds!: string[];
+  @ApiProperty({ enum: ['test', 'production'] }) environment!: 'test' | 'production';
+  @ApiProperty({ type: [String] }) permissions!: string[];
+  @ApiProperty() personalData!: boolean;
+  @ApiProperty({ type: ClientContactsView }) contacts!: ClientContactsView;
+  @ApiProperty() useCase!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) revokedAt!: string | null;
+}
+
+/** A new client: its secret, shown here once and never again. */
+export class CreatedClientSecretView {
+  @ApiProperty() clientId!: string;
+  @ApiProperty({ description: 'Shown once, never again' }) clientSecret!: string;
+}
+
+/** A new client that asked for `credentialsFile`: the file and the passphrase that opens it. */
+export class CreatedClientCredentialsView {
+  @ApiProperty() clientId!: string;
+  @ApiProperty({ description: 'Encrypted credentials file, shown once' })
+  credentialsFile!: string;
+  @ApiProperty({ description: 'Opens the credentials file, shown once' }) passphrase!: string;
+}
+
+export class RotatedSecretView {
+  @ApiProperty({ description: 'The new secret, shown once' }) clientSecret!: string;
 }
 
 export function toClientView(client: ApiClient): ClientView {

@@ -1,6 +1,6 @@
-import { Logger, type Provider } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
 import { AUTH_CONFIG, type AuthConfig } from '../auth.config';
-import { keyMaterialFrom } from './key-material';
+import { keyMaterialFrom, type KeyMaterial } from './key-material';
 import { SecretHasher } from './secret-hasher';
 
 export const KEY_MATERIAL = Symbol('AUTH_KEY_MATERIAL');
@@ -9,11 +9,12 @@ export const keyMaterialProviders: Provider[] = [
   {
     provide: KEY_MATERIAL,
     inject: [AUTH_CONFIG],
-    useFactory: (config: AuthConfig) => keyMaterialFrom(config, new Logger('auth')),
+    useFactory: (config: AuthConfig) => keyMaterialFrom(config),
   },
   {
     provide: SecretHasher,
     inject: [KEY_MATERIAL],
-    useFactory: ({ secretPepper }: { secretPepper: Buffer }) => new SecretHasher(secretPepper),
+    useFactory: ({ secretPepper, previousSecretPepper }: KeyMaterial) =>
+      new SecretHasher(secretPepper, previousSecretPepper),
   },
 ];

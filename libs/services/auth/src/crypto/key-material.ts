@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import type { Logger } from '@nestjs/common';
 import type { AuthConfig } from '../auth.config';
 
 export interface KeyMaterial {
@@ -7,41 +5,50 @@ export interface KeyMaterial {
   keyEncryptionKey: Buffer;
   /** HMAC key of client secret hashes. */
   secretPepper: Buffer;
+  /** A former key encryption key: rows still sealed with it are re-sealed at start. */
+  previousKeyEncryptionKey?: Buffer;
+  /** A former pepper: hashes made with it still match (secrets cannot be re-hashed). */
+  previousSecretPepper?: Buffer;
 }
 
 /**
- * The keys the auth service holds outside the database. In production both must be set;
- * in the test environment a fixed development key stands in (so standalone mode works with
- * nothing set, and keeps working across restarts) and a warning says so.
+ * The keys the auth service holds outside the database. Required in every environment: a
+ * key derived from a constant would let anyone who reads the database decrypt the signing
+ * keys and mint tokens. Standalone mode (`npm start`) makes random ones on first start and
+ * keeps them in its data folder (mode 0600), so it still works with nothing set.
  */
-export function keyMaterialFrom(config: AuthConfig, logger: Pick<Logger, 'warn'>): KeyMaterial {
+export function keyMaterialFrom(config: AuthConfig): KeyMaterial {
   const missing = [
     config.AUTH_KEY_ENCRYPTION_KEY ? undefined : 'AUTH_KEY_ENCRYPTION_KEY',
     config.AUTH_SECRET_PEPPER ? undefined : 'AUTH_SECRET_PEPPER',
   ].filter((name): name is string => name !== undefined);
-  if (missing.length > 0 && config.COMANDA_ENVIRONMENT === 'production') {
-    throw new Error(
-      `the auth service refuses to start in production without ${missing.join(' and ')}`,
-    );
-  }
   if (missing.length > 0) {
-    logger.warn(
-      `${missing.join(' and ')} not set: using a development key (never do this in production)`,
+    throw new Error(
+      `the auth service refuses to start without ${missing.join(' and ')} ` +
+        '(standalone mode, `npm start`, makes and keeps random ones in its data folder)',
     );
   }
-  const keyEncryptionKey = config.AUTH_KEY_ENCRYPTION_KEY
-    ? Buffer.from(config.AUTH_KEY_ENCRYPTION_KEY.replace(/=$/, ''), 'base64url')
-    : developmentKey('key-encryption');
-  if (keyEncryptionKey.length !== 32)
-    throw new Error('AUTH_KEY_ENCRYPTION_KEY must decode to 32 bytes');
   return {
-    keyEncryptionKey,
-    secretPepper: config.AUTH_SECRET_PEPPER
-      ? Buffer.from(config.AUTH_SECRET_PEPPER, 'utf8')
-      : developmentKey('secret-pepper'),
+    keyEncryptionKey: encryptionKey(config.AUTH_KEY_ENCRYPTION_KEY, 'AUTH_KEY_ENCRYPTION_KEY'),
+    secretPepper: pepperBytes(config.AUTH_SECRET_PEPPER as string),
+    previousKeyEncryptionKey: config.AUTH_PREVIOUS_KEY_ENCRYPTION_KEY
+      ? encryptionKey(config.AUTH_PREVIOUS_KEY_ENCRYPTION_KEY, 'AUTH_PREVIOUS_KEY_ENCRYPTION_KEY')
+      : undefined,
+    previousSecretPepper: config.AUTH_PREVIOUS_SECRET_PEPPER
+      ? pepperBytes(config.AUTH_PREVIOUS_SECRET_PEPPER)
+      : undefined,
   };
 }
 
-function developmentKey(purpose: string): Buffer {
-  return createHash('sha256').update(`comanda development key: ${purpose}`).digest();
+function encryptionKey(value: string | undefined, name: string): Buffer {
+  const key = Buffer.from((value ?? '').replace(/=$/, ''), 'base64url');
+  if (key.length !== 32) throw new Error(`${name} must decode to 32 bytes`);
+  return key;
+}
+
+/** A pepper is used as its UTF-8 bytes, or `base64:<base64url>` for raw bytes. */
+function pepperBytes(value: string): Buffer {
+  return value.startsWith('base64:')
+    ? Buffer.from(value.slice('base64:'.length), 'base64url')
+    : Buffer.from(value, 'utf8');
 }

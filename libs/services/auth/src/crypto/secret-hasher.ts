@@ -11,15 +11,27 @@ export function generateSecret(): string {
  * The pepper keeps a stolen table useless without the service's key.
  */
 export class SecretHasher {
-  constructor(private readonly pepper: Buffer) {}
+  constructor(
+    private readonly pepper: Buffer,
+    /** A former pepper: hashes made before a change of pepper still match. */
+    private readonly previousPepper?: Buffer,
+  ) {}
 
   hash(secret: string): string {
-    return createHmac('sha256', this.pepper).update(secret, 'utf8').digest('hex');
+    return hmac(this.pepper, secret);
   }
 
   matches(secret: string, storedHash: string): boolean {
-    const actual = Buffer.from(this.hash(secret), 'hex');
     const expected = Buffer.from(storedHash, 'hex');
-    return actual.length === expected.length && timingSafeEqual(actual, expected);
+    const equal = (hash: string) => {
+      const actual = Buffer.from(hash, 'hex');
+      return actual.length === expected.length && timingSafeEqual(actual, expected);
+    };
+    if (equal(this.hash(secret))) return true;
+    return this.previousPepper !== undefined && equal(hmac(this.previousPepper, secret));
   }
+}
+
+function hmac(pepper: Buffer, secret: string): string {
+  return createHmac('sha256', pepper).update(secret, 'utf8').digest('hex');
 }

@@ -30,6 +30,7 @@ const PUBLISH_MARGIN_SECONDS = 300;
 @Injectable()
 export class SigningKeyService implements JwksSource {
   private cached: { key: ActiveSigningKey; until: number } | undefined;
+  private loading: Promise<ActiveSigningKey> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -71,19 +72,33 @@ export class SigningKeyService implements JwksSource {
     return result;
   }
 
-  /** The key to sign with now. */
+  /**
+   * The key to sign with now, held in memory: this replica drops it when it rotates, and
+   * looks at the database again every few seconds (one concurrent read, the key only
+   * unsealed and imported when its kid changed) to follow another replica's rotation.
+   */
   async current(): Promise<ActiveSigningKey> {
     if (this.cached && this.cached.until > Date.now()) return this.cached.key;
+    this.loading ??= this.loadCurrent().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private async loadCurrent(): Promise<ActiveSigningKey> {
     let row = await this.dataSource.getRepository(SigningKey).findOneBy({ status: 'current' });
     if (!row) {
       await this.ensureKeys();
       row = await this.dataSource.getRepository(SigningKey).findOneByOrFail({ status: 'current' });
     }
-    const key: ActiveSigningKey = {
-      kid: row.kid,
-      algorithm: row.algorithm,
-      privateKey: createPrivateKey(open(this.keys.keyEncryptionKey, row.privateKeySealed, row.kid)),
-    };
+    const key: ActiveSigningKey =
+      this.cached?.key.kid === row.kid
+        ? this.cached.key
+        : {
+            kid: row.kid,
+            algorithm: row.algorithm,
+            privateKey: createPrivateKey(
+              open(this.keys.keyEncryptionKey, row.privateKeySealed, row.kid),
+            ),
+          };
     this.cached = { key, until: Date.now() + CURRENT_KEY_CACHE_MS };
     return key;
   }

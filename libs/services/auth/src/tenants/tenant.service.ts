@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { Tx } from '@comanda/persistence';
 import { TENANT_ID_PATTERN } from '@comanda/security';
 import {
   IssuerHostTakenError,
@@ -18,15 +19,29 @@ export interface NewTenant {
 export class TenantService {
   constructor(private readonly dataSource: DataSource) {}
 
-  async create(input: NewTenant): Promise<Tenant> {
-    return this.dataSource.transaction(async (manager) => {
-      const repository = manager.getRepository(Tenant);
-      if (await repository.existsBy({ id: input.id })) throw new TenantAlreadyExistsError(input.id);
-      const issuerHost = input.issuerHost ? normalizeHost(input.issuerHost) : null;
-      if (issuerHost && (await repository.existsBy({ issuerHost })))
+  async create(manager: Tx, input: NewTenant): Promise<Tenant> {
+    const repository = manager.getRepository(Tenant);
+    if (await repository.existsBy({ id: input.id })) throw new TenantAlreadyExistsError(input.id);
+    const issuerHost = input.issuerHost ? normalizeHost(input.issuerHost) : null;
+    if (issuerHost && (await repository.existsBy({ issuerHost })))
+      throw new IssuerHostTakenError(issuerHost);
+    // Two concurrent creates of one id both pass the check above: the insert decides, and
+    // the one that finds the id taken answers like the check would have (409).
+    const inserted = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(Tenant)
+      .values({ id: input.id, name: input.name, issuerHost })
+      .orIgnore()
+      .returning('id')
+      .execute();
+    if ((inserted.raw as unknown[]).length === 0) {
+      if (issuerHost && !(await repository.existsBy({ id: input.id }))) {
         throw new IssuerHostTakenError(issuerHost);
-      return repository.save(repository.create({ id: input.id, name: input.name, issuerHost }));
-    });
+      }
+      throw new TenantAlreadyExistsError(input.id);
+    }
+    return repository.findOneByOrFail({ id: input.id });
   }
 
   /** Creates the tenant when missing; used by the platform bootstrap. */

@@ -1,34 +1,28 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '@comanda/security';
 import { CreateTenantDto } from './create-tenant.dto';
-import type { Tenant } from './tenant.entity';
+import { toTenantView as view, TenantView } from './tenant.view';
 import { TenantService } from './tenant.service';
-
-interface TenantView {
-  id: string;
-  name: string;
-  issuerHost: string | null;
-  createdAt: string;
-}
-
-const view = (tenant: Tenant): TenantView => ({
-  id: tenant.id,
-  name: tenant.name,
-  issuerHost: tenant.issuerHost,
-  createdAt: tenant.createdAt.toISOString(),
-});
+import { UnitOfWork } from '@comanda/persistence';
 
 @Controller('admin/tenants')
+@ApiTags('admin')
 @RequirePermission('platform:admin')
 export class TenantsController {
-  constructor(private readonly tenants: TenantService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly tenants: TenantService,
+  ) {}
 
   @Post()
+  @ApiCreatedResponse({ type: TenantView })
   async create(@Body() body: CreateTenantDto): Promise<TenantView> {
-    return view(await this.tenants.create(body));
+    return view(await this.unitOfWork.run((tx) => this.tenants.create(tx, body)));
   }
 
   @Get()
+  @ApiOkResponse({ type: [TenantView] })
   async list(): Promise<TenantView[]> {
     return (await this.tenants.list()).map(view);
   }

@@ -10,6 +10,12 @@ export const TEST_ADMIN = {
   clientSecret: randomBytes(32).toString('base64url'),
 };
 
+/** Key material of this test run (the auth service refuses to start without it, in every environment). */
+export const TEST_KEYS = {
+  keyEncryptionKey: randomBytes(32).toString('base64url'),
+  secretPepper: randomBytes(32).toString('base64url'),
+};
+
 export interface AuthTestService {
   url: string;
   databaseUrl: string;
@@ -29,6 +35,8 @@ export async function startAuthTestService(
   const baseEnv = {
     COMANDA_PUBLIC_URL: 'http://comanda.test',
     COMANDA_ENVIRONMENT: 'test',
+    AUTH_KEY_ENCRYPTION_KEY: TEST_KEYS.keyEncryptionKey,
+    AUTH_SECRET_PEPPER: TEST_KEYS.secretPepper,
     COMANDA_ADMIN_CLIENT_ID: TEST_ADMIN.clientId,
     COMANDA_ADMIN_CLIENT_SECRET: TEST_ADMIN.clientSecret,
     LOG_LEVEL: 'warn',

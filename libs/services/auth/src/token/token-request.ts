@@ -1,3 +1,4 @@
+import { MAX_IDENTIFIER_LENGTH } from '@comanda/http';
 import { OAuthError } from './oauth.error';
 
 /** A client credentials request, as parsed from the form and the Authorization header. */
@@ -56,6 +57,12 @@ export function parseTokenRequest(
     throw new OAuthError(
       'invalid_request',
       'client_id and client_secret must not contain control characters.',
+    );
+  }
+  if ((clientId?.length ?? 0) > MAX_IDENTIFIER_LENGTH || (clientSecret?.length ?? 0) > 1024) {
+    throw new OAuthError(
+      'invalid_request',
+      `client_id may have at most ${MAX_IDENTIFIER_LENGTH} characters, client_secret 1024.`,
     );
   }
   if (!clientId || !clientSecret) {

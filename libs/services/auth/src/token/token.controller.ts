@@ -9,6 +9,7 @@ import { DiscoveryService } from './discovery.service';
 import { OAuthErrorFilter } from './oauth-error.filter';
 import { parseTokenRequest } from './token-request';
 import { TokenService, type TokenResponse } from './token.service';
+import { DiscoveryDocumentView, JsonWebKeySetView, TokenResponseView } from './token.views';
 
 /**
  * The OAuth endpoints, under `/auth/{tenant}` and, for a tenant with its own issuer host,
@@ -23,16 +24,6 @@ const TOKEN_REQUEST_SCHEMA = {
     client_id: { type: 'string' },
     client_secret: { type: 'string' },
     scope: { type: 'string', description: 'space-separated permissions; absent: all granted' },
-  },
-};
-
-const TOKEN_RESPONSE_SCHEMA = {
-  type: 'object',
-  properties: {
-    access_token: { type: 'string', description: 'JWT (RFC 9068)' },
-    expires_in: { type: 'integer', example: 3600 },
-    token_type: { type: 'string', enum: ['Bearer'] },
-    scope: { type: 'string' },
   },
 };
 
@@ -52,19 +43,22 @@ export class TokenController {
   @HttpCode(200)
   @ApiConsumes('application/x-www-form-urlencoded')
   @ApiBody({ schema: TOKEN_REQUEST_SCHEMA })
-  @ApiOkResponse({ description: 'OAuth 2.0 token response', schema: TOKEN_RESPONSE_SCHEMA })
+  @ApiOkResponse({ description: 'OAuth 2.0 token response', type: TokenResponseView })
   async token(
     @Param('tenantId') tenantId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TokenResponse> {
-    const tenant = await this.tenants.get(tenantId);
-    return this.answerToken(tenant.id, body, request, reply);
+    // The tenant is checked by the token service's one read.
+    return this.answerToken(tenantId, body, request, reply);
   }
 
   @Post('connect/token')
   @HttpCode(200)
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ schema: TOKEN_REQUEST_SCHEMA })
+  @ApiOkResponse({ description: 'OAuth 2.0 token response', type: TokenResponseView })
   async tokenOnIssuerHost(
     @Body() body: unknown,
     @Req() request: FastifyRequest,
@@ -75,16 +69,19 @@ export class TokenController {
   }
 
   @Get('auth/:tenantId/.well-known/openid-configuration')
+  @ApiOkResponse({ type: DiscoveryDocumentView })
   async configuration(@Param('tenantId') tenantId: string) {
     return this.discovery.document((await this.tenants.get(tenantId)).id);
   }
 
   @Get('.well-known/openid-configuration')
+  @ApiOkResponse({ type: DiscoveryDocumentView })
   async configurationOnIssuerHost(@Req() request: FastifyRequest) {
     return this.discovery.document((await this.tenants.byIssuerHost(hostOf(request))).id);
   }
 
   @Get('auth/:tenantId/.well-known/jwks.json')
+  @ApiOkResponse({ type: JsonWebKeySetView })
   async jwks(
     @Param('tenantId') tenantId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -94,6 +91,7 @@ export class TokenController {
   }
 
   @Get('.well-known/jwks.json')
+  @ApiOkResponse({ type: JsonWebKeySetView })
   async jwksOnIssuerHost(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -1,5 +1,10 @@
 import { invalidParameter } from './request.errors';
 
+/** The ETag header of an answer, as the API description names it. */
+export const ETAG_HEADER = {
+  ETag: { description: 'The revision, to send back as If-Match', schema: { type: 'string' } },
+};
+
 export function entityTag(revision: number): string {
   return `"${revision}"`;
 }

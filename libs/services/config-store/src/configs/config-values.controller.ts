@@ -1,10 +1,11 @@
 import { StorableInputInterceptor } from '@comanda/http';
 import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
 import { parseBooleanParam } from '../common/query-params';
 import { ConfigValuesService, type ConfigValuesOutput } from './config-values.service';
+import { ConfigValuesView } from './config-values.view';
 
 @ApiTags('configs')
 @Controller('entities/:entity/values')
@@ -13,6 +14,7 @@ export class ConfigValuesController {
   constructor(private readonly values: ConfigValuesService) {}
 
   @Get()
+  @ApiOkResponse({ type: ConfigValuesView })
   @RequirePermission('configs:read')
   read(
     @CurrentPrincipal() principal: Principal,

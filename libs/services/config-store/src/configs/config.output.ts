@@ -1,7 +1,10 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ExtensionReferenceView } from '../extensions/extension.output';
 import type { ExtensionReference } from '../extensions/extension-reference';
 import type { ConfigVersionEntity } from './config-version.entity';
 
-export type JsonType = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+export const JSON_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'null'] as const;
+export type JsonType = (typeof JSON_TYPES)[number];
 
 export interface ConfigOutput {
   id: string;
@@ -47,4 +50,25 @@ export function toConfigOutput(
     );
   }
   return output;
+}
+
+/** How the API description shows {@link ConfigOutput}. */
+export class ConfigView implements ConfigOutput {
+  @ApiProperty() id!: string;
+  @ApiProperty() entity!: string;
+  @ApiProperty({ type: 'integer' }) version!: number;
+  @ApiProperty({ description: 'The client id that saved this version' }) publisher!: string;
+  @ApiProperty({ type: [ExtensionReferenceView] }) extensionReferences!: ExtensionReference[];
+  @ApiProperty({ type: 'object', additionalProperties: true }) values!: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time', description: 'When version 1 was created' })
+  createdAt!: string;
+  @ApiProperty({ format: 'date-time', description: 'When this version was saved, or removed' })
+  lastUpdateDate!: string;
+  @ApiProperty() deleted!: boolean;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: [...JSON_TYPES] },
+    description: 'With `include_datatypes=true`: the JSON type of each top-level value',
+  })
+  dataTypes?: Record<string, JsonType>;
 }

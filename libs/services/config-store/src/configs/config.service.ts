@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes } from '@comanda/contracts';
+import { rolledBack, type Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor';
@@ -30,9 +31,6 @@ export interface SaveOptions {
   ifMatch?: string;
 }
 
-/** Thrown inside a dry run's transaction once the output is built, to roll it back. */
-class DryRunRollback extends Error {}
-
 const VERSION_KEY = 'config_versions_version_key';
 
 /**
@@ -50,22 +48,24 @@ export class ConfigService {
 
   /** Version 1 of a new config (or the next number after a removed one). */
   create(
+    tx: Tx,
     actor: Actor,
     entity: string,
     input: ConfigInputDto,
     options: SaveOptions,
   ): Promise<ConfigResult> {
-    return this.save('create', actor, entity, input, options);
+    return this.save(tx, 'create', actor, entity, input, options);
   }
 
   /** The next version of the current config. */
   update(
+    tx: Tx,
     actor: Actor,
     entity: string,
     input: ConfigInputDto,
     options: SaveOptions,
   ): Promise<ConfigResult> {
-    return this.save('update', actor, entity, input, options);
+    return this.save(tx, 'update', actor, entity, input, options);
   }
 
   async getCurrent(
@@ -107,29 +107,33 @@ export class ConfigService {
   }
 
   /** Marks every version removed; answers the current one as it now reads. */
-  async remove(actor: Actor, entity: string, options: { ifMatch?: string }): Promise<ConfigResult> {
-    return this.dataSource.transaction(async (manager) => {
-      const current = await this.current(manager, actor, entity, true);
-      if (!current) throw new ConfigNotFoundError(entity);
-      if (!ifMatchSatisfied(options.ifMatch, current.version))
-        throw new VersionConflictError('The config');
-      const now = this.clock.now();
-      await manager
-        .createQueryBuilder()
-        .update(ConfigVersionEntity)
-        .set({ deletedAt: now })
-        .where('tenant_id = :tenantId AND entity = :entity AND deleted_at IS NULL', {
-          tenantId: actor.tenantId,
-          entity,
-        })
-        .execute();
-      current.deletedAt = now;
-      await this.publish(manager, actor, current);
-      return { config: toConfigOutput(current), version: current.version };
-    });
+  async remove(
+    manager: Tx,
+    actor: Actor,
+    entity: string,
+    options: { ifMatch?: string },
+  ): Promise<ConfigResult> {
+    const current = await this.current(manager, actor, entity, true);
+    if (!current) throw new ConfigNotFoundError(entity);
+    if (!ifMatchSatisfied(options.ifMatch, current.version))
+      throw new VersionConflictError('The config');
+    const now = this.clock.now();
+    await manager
+      .createQueryBuilder()
+      .update(ConfigVersionEntity)
+      .set({ deletedAt: now })
+      .where('tenant_id = :tenantId AND entity = :entity AND deleted_at IS NULL', {
+        tenantId: actor.tenantId,
+        entity,
+      })
+      .execute();
+    current.deletedAt = now;
+    await this.publish(manager, actor, current);
+    return { config: toConfigOutput(current), version: current.version };
   }
 
   private async save(
+    tx: Tx,
     mode: 'create' | 'update',
     actor: Actor,
     entity: string,
@@ -180,17 +184,7 @@ export class ConfigService {
     };
 
     try {
-      if (!options.dryRun) return await this.dataSource.transaction(saveIn);
-      let result: ConfigResult | undefined;
-      try {
-        await this.dataSource.transaction(async (manager) => {
-          result = await saveIn(manager);
-          throw new DryRunRollback();
-        });
-      } catch (error) {
-        if (!(error instanceof DryRunRollback)) throw error;
-      }
-      return result as ConfigResult;
+      return options.dryRun ? await rolledBack(tx, saveIn) : await saveIn(tx);
     } catch (error) {
       // A concurrent save took the same version number first.
       if (violatedUniqueConstraint(error) === VERSION_KEY) {
@@ -241,6 +235,7 @@ export class ConfigService {
         version: row.version,
         publisher: row.publisher,
         deleted: row.deletedAt !== null,
+        values: row.values,
       },
     });
   }

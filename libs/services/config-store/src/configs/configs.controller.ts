@@ -13,15 +13,16 @@ import {
   Res,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
-import { entityTag } from '../common/etag';
+import { ETAG_HEADER, entityTag } from '../common/etag';
 import { INT32_MAX, parseBooleanParam, parseBoundedInt, parseInt32 } from '../common/query-params';
 import { ConfigInputDto } from './config-input.dto';
-import type { ConfigOutput } from './config.output';
+import { ConfigView, type ConfigOutput } from './config.output';
 import { ConfigService, type ConfigResult } from './config.service';
+import { UnitOfWork } from '@comanda/persistence';
 
 function withETag(reply: FastifyReply, result: ConfigResult): ConfigOutput {
   void reply.header('ETag', entityTag(result.version));
@@ -32,10 +33,14 @@ function withETag(reply: FastifyReply, result: ConfigResult): ConfigOutput {
 @Controller('entities/:entity/configs')
 @UseInterceptors(StorableInputInterceptor)
 export class ConfigsController {
-  constructor(private readonly configs: ConfigService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly configs: ConfigService,
+  ) {}
 
   @Post()
   @HttpCode(200)
+  @ApiOkResponse({ type: ConfigView, headers: ETAG_HEADER })
   @RequirePermission('configs:write')
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -43,10 +48,16 @@ export class ConfigsController {
     @Body() input: ConfigInputDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConfigOutput> {
-    return withETag(reply, await this.configs.create(principal, entity, input, { dryRun: false }));
+    return withETag(
+      reply,
+      await this.unitOfWork.run((tx) =>
+        this.configs.create(tx, principal, entity, input, { dryRun: false }),
+      ),
+    );
   }
 
   @Get()
+  @ApiOkResponse({ type: ConfigView, headers: ETAG_HEADER })
   @RequirePermission('configs:read')
   async current(
     @CurrentPrincipal() principal: Principal,
@@ -59,6 +70,7 @@ export class ConfigsController {
   }
 
   @Put()
+  @ApiOkResponse({ type: ConfigView, headers: ETAG_HEADER })
   @RequirePermission('configs:write')
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -69,33 +81,44 @@ export class ConfigsController {
   ): Promise<ConfigOutput> {
     return withETag(
       reply,
-      await this.configs.update(principal, entity, input, { dryRun: false, ifMatch }),
+      await this.unitOfWork.run((tx) =>
+        this.configs.update(tx, principal, entity, input, { dryRun: false, ifMatch }),
+      ),
     );
   }
 
   /** Soft delete: the versions stay, marked, and read again with `include_deleted=true`. */
   @Delete()
+  @ApiOkResponse({ type: ConfigView, description: 'The removed version' })
   @RequirePermission('configs:write')
   async remove(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<ConfigOutput> {
-    return (await this.configs.remove(principal, entity, { ifMatch })).config;
+    return (
+      await this.unitOfWork.run((tx) => this.configs.remove(tx, principal, entity, { ifMatch }))
+    ).config;
   }
 
   @Post('dry-run')
   @HttpCode(200)
+  @ApiOkResponse({ type: ConfigView, description: 'What would be saved; nothing is' })
   @RequirePermission('configs:write')
   async dryRunCreate(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
     @Body() input: ConfigInputDto,
   ): Promise<ConfigOutput> {
-    return (await this.configs.create(principal, entity, input, { dryRun: true })).config;
+    return (
+      await this.unitOfWork.run((tx) =>
+        this.configs.create(tx, principal, entity, input, { dryRun: true }),
+      )
+    ).config;
   }
 
   @Put('dry-run')
+  @ApiOkResponse({ type: ConfigView, description: 'What would be saved; nothing is' })
   @RequirePermission('configs:write')
   async dryRunUpdate(
     @CurrentPrincipal() principal: Principal,
@@ -103,10 +126,15 @@ export class ConfigsController {
     @Body() input: ConfigInputDto,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<ConfigOutput> {
-    return (await this.configs.update(principal, entity, input, { dryRun: true, ifMatch })).config;
+    return (
+      await this.unitOfWork.run((tx) =>
+        this.configs.update(tx, principal, entity, input, { dryRun: true, ifMatch }),
+      )
+    ).config;
   }
 
   @Get('versions')
+  @ApiOkResponse({ type: [ConfigView], description: 'Newest first' })
   @RequirePermission('configs:read')
   async versions(
     @CurrentPrincipal() principal: Principal,
@@ -123,6 +151,7 @@ export class ConfigsController {
   }
 
   @Get('versions/:version')
+  @ApiOkResponse({ type: ConfigView, headers: ETAG_HEADER })
   @RequirePermission('configs:read')
   async version(
     @CurrentPrincipal() principal: Principal,

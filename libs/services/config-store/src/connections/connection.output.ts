@@ -1,4 +1,5 @@
-import type { ConnectionEntityType } from './connection-entity-type';
+import { ApiProperty } from '@nestjs/swagger';
+import { CONNECTION_ENTITY_TYPES, type ConnectionEntityType } from './connection-entity-type';
 import type { ConnectionEntity } from './connection.entity';
 
 export interface ConnectionOutput {
@@ -20,4 +21,18 @@ export function toConnectionOutput(row: ConnectionEntity): ConnectionOutput {
     createdAt: row.createdAt.toISOString(),
     deleted: row.deletedAt !== null,
   };
+}
+
+/** How the API description shows {@link ConnectionOutput}. */
+export class ConnectionView implements ConnectionOutput {
+  @ApiProperty({ enum: CONNECTION_ENTITY_TYPES }) entityType!: ConnectionEntityType;
+  @ApiProperty({ description: 'The client id that saved it' }) publisher!: string;
+  @ApiProperty() id!: string;
+  @ApiProperty({ format: 'date-time' }) lastUpdateDate!: string;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'The pagination key: pass the last one seen as `created_at_offset`',
+  })
+  createdAt!: string;
+  @ApiProperty() deleted!: boolean;
 }

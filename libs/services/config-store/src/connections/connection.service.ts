@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes } from '@comanda/contracts';
+import type { Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import {
   DataSource,
@@ -41,34 +42,37 @@ export class ConnectionService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async create(actor: Actor, entity: string, input: ConnectionInputDto): Promise<ConnectionOutput> {
+  async create(
+    manager: Tx,
+    actor: Actor,
+    entity: string,
+    input: ConnectionInputDto,
+  ): Promise<ConnectionOutput> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const now = this.clock.now();
-        const table = manager.connection.getMetadata(ConnectionEntity).tablePath;
-        const createdAt = await allocateCreatedAt(
-          manager,
-          {
-            lockKey: [`config.connections/${actor.tenantId}`, entity],
-            maxSql: `SELECT max(created_at) AS latest FROM ${table} WHERE tenant_id = $1 AND entity = $2`,
-            parameters: [actor.tenantId, entity],
-          },
-          now,
-        );
-        const row = manager.create(ConnectionEntity, {
-          tenantId: actor.tenantId,
-          entity,
-          id: input.id,
-          entityType: input.entityType,
-          publisher: actor.clientId,
-          createdAt,
-          updatedAt: createdAt,
-          deletedAt: null,
-        });
-        await manager.insert(ConnectionEntity, row);
-        await this.publish(manager, actor, EventTypes.ConnectionCreated, row);
-        return toConnectionOutput(row);
+      const now = this.clock.now();
+      const table = manager.connection.getMetadata(ConnectionEntity).tablePath;
+      const createdAt = await allocateCreatedAt(
+        manager,
+        {
+          lockKey: [`config.connections/${actor.tenantId}`, entity],
+          maxSql: `SELECT max(created_at) AS latest FROM ${table} WHERE tenant_id = $1 AND entity = $2`,
+          parameters: [actor.tenantId, entity],
+        },
+        now,
+      );
+      const row = manager.create(ConnectionEntity, {
+        tenantId: actor.tenantId,
+        entity,
+        id: input.id,
+        entityType: input.entityType,
+        publisher: actor.clientId,
+        createdAt,
+        updatedAt: createdAt,
+        deletedAt: null,
       });
+      await manager.insert(ConnectionEntity, row);
+      await this.publish(manager, actor, EventTypes.ConnectionCreated, row);
+      return toConnectionOutput(row);
     } catch (error) {
       if (violatedUniqueConstraint(error) === LIVE_KEY)
         throw new ConnectionAlreadyExistsError(input.id, input.entityType);
@@ -99,18 +103,22 @@ export class ConnectionService {
   }
 
   /** Replaces the connection `id` (of `input.entityType`, when the id has several) with `input`. */
-  async update(actor: Actor, entity: string, id: string, input: ConnectionInputDto): Promise<void> {
+  async update(
+    manager: Tx,
+    actor: Actor,
+    entity: string,
+    id: string,
+    input: ConnectionInputDto,
+  ): Promise<void> {
     try {
-      await this.dataSource.transaction(async (manager) => {
-        const sameType = await this.find(manager, actor, entity, id, input.entityType, true);
-        const row = sameType ?? (await this.find(manager, actor, entity, id, undefined, true));
-        if (!row) throw new ConnectionNotFoundError(id);
-        row.id = input.id;
-        row.entityType = input.entityType;
-        row.updatedAt = this.clock.now();
-        await manager.save(ConnectionEntity, row);
-        await this.publish(manager, actor, EventTypes.ConnectionUpdated, row);
-      });
+      const sameType = await this.find(manager, actor, entity, id, input.entityType, true);
+      const row = sameType ?? (await this.find(manager, actor, entity, id, undefined, true));
+      if (!row) throw new ConnectionNotFoundError(id);
+      row.id = input.id;
+      row.entityType = input.entityType;
+      row.updatedAt = this.clock.now();
+      await manager.save(ConnectionEntity, row);
+      await this.publish(manager, actor, EventTypes.ConnectionUpdated, row);
     } catch (error) {
       if (violatedUniqueConstraint(error) === LIVE_KEY)
         throw new ConnectionAlreadyExistsError(input.id, input.entityType);
@@ -119,19 +127,18 @@ export class ConnectionService {
   }
 
   async remove(
+    manager: Tx,
     actor: Actor,
     entity: string,
     id: string,
     options: { entityType?: ConnectionEntityType },
   ): Promise<ConnectionOutput> {
-    return this.dataSource.transaction(async (manager) => {
-      const row = await this.find(manager, actor, entity, id, options.entityType, true);
-      if (!row) throw new ConnectionNotFoundError(id);
-      row.deletedAt = this.clock.now();
-      await manager.save(ConnectionEntity, row);
-      await this.publish(manager, actor, EventTypes.ConnectionDeleted, row);
-      return toConnectionOutput(row);
-    });
+    const row = await this.find(manager, actor, entity, id, options.entityType, true);
+    if (!row) throw new ConnectionNotFoundError(id);
+    row.deletedAt = this.clock.now();
+    await manager.save(ConnectionEntity, row);
+    await this.publish(manager, actor, EventTypes.ConnectionDeleted, row);
+    return toConnectionOutput(row);
   }
 
   async list(

@@ -11,35 +11,41 @@ import {
   Query,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
 import { parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
 import { parseEntityTypeParam } from './connection-entity-type.param';
 import { ConnectionInputDto } from './connection-input.dto';
-import type { ConnectionOutput } from './connection.output';
+import { ConnectionView, type ConnectionOutput } from './connection.output';
 import { ConnectionService } from './connection.service';
+import { UnitOfWork } from '@comanda/persistence';
 
 @ApiTags('connections')
 @Controller('entities/:entity/connections')
 @UseInterceptors(StorableInputInterceptor)
 export class ConnectionsController {
-  constructor(private readonly connections: ConnectionService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly connections: ConnectionService,
+  ) {}
 
   @Post()
   @HttpCode(200)
+  @ApiOkResponse({ type: ConnectionView })
   @RequirePermission('connections:write')
   create(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
     @Body() input: ConnectionInputDto,
   ): Promise<ConnectionOutput> {
-    return this.connections.create(principal, entity, input);
+    return this.unitOfWork.run((tx) => this.connections.create(tx, principal, entity, input));
   }
 
   /** Ascending by creation time; the next page starts after the last `createdAt` seen. */
   @Get()
+  @ApiOkResponse({ type: [ConnectionView], description: 'Oldest first' })
   @RequirePermission('connections:read')
   list(
     @CurrentPrincipal() principal: Principal,
@@ -57,6 +63,7 @@ export class ConnectionsController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: ConnectionView })
   @RequirePermission('connections:read')
   get(
     @CurrentPrincipal() principal: Principal,
@@ -73,6 +80,7 @@ export class ConnectionsController {
 
   /** Answers 200 with an empty body, as the spec states. */
   @Put(':id')
+  @ApiOkResponse({ description: 'Saved; the answer has no body, as the spec states' })
   @RequirePermission('connections:write')
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -80,10 +88,11 @@ export class ConnectionsController {
     @Param('id') id: string,
     @Body() input: ConnectionInputDto,
   ): Promise<void> {
-    await this.connections.update(principal, entity, id, input);
+    await this.unitOfWork.run((tx) => this.connections.update(tx, principal, entity, id, input));
   }
 
   @Delete(':id')
+  @ApiOkResponse({ type: ConnectionView, description: 'The removed connection' })
   @RequirePermission('connections:write')
   remove(
     @CurrentPrincipal() principal: Principal,
@@ -91,8 +100,10 @@ export class ConnectionsController {
     @Param('id') id: string,
     @Query('entity_type') entityType: string | undefined,
   ): Promise<ConnectionOutput> {
-    return this.connections.remove(principal, entity, id, {
-      entityType: parseEntityTypeParam(entityType),
-    });
+    return this.unitOfWork.run((tx) =>
+      this.connections.remove(tx, principal, entity, id, {
+        entityType: parseEntityTypeParam(entityType),
+      }),
+    );
   }
 }

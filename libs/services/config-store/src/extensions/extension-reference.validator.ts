@@ -5,7 +5,7 @@ import type { ExtensionReference } from './extension-reference';
 import { InvalidExtensionReferencesError } from './extension.errors';
 import { ExtensionEntity } from './extension.entity';
 import { ExtensionVersionEntity } from './extension-version.entity';
-import { isExtensionVisible } from './extension-visibility';
+import { isExtensionVisible, preferOwnTenant } from './extension-visibility';
 import type { ExtensionRecord } from './extension.output';
 
 export interface ReferenceAtPath {
@@ -17,7 +17,8 @@ export interface ReferenceAtPath {
 /**
  * Resolves extension references to the versions they pin. A reference holds when an
  * extension with that id, publisher and version exists, is not removed, and the caller
- * may see it (Public, or Private of the caller's tenant).
+ * may see it (Public, or Private of the caller's tenant). Should two match (the caller's
+ * tenant's and one published elsewhere), the caller's tenant's wins.
  */
 @Injectable()
 export class ExtensionReferenceValidator {
@@ -53,8 +54,16 @@ export class ExtensionReferenceValidator {
     includeDeleted: boolean,
   ): Promise<Array<ExtensionRecord | undefined>> {
     if (references.length === 0) return [];
-    const versions = await manager
+    // Candidates: the caller's tenant's extensions and published ones; another tenant's
+    // private id is never read, so it cannot change the answer (ADR 0016).
+    const rows = (await manager
       .createQueryBuilder(ExtensionVersionEntity, 'version')
+      .innerJoinAndMapOne(
+        'version.extension',
+        ExtensionEntity,
+        'extension',
+        'extension.tenant_id = version.tenant_id AND extension.id = version.extension_id',
+      )
       .where(
         '(version.extension_id, version.version) IN (SELECT * FROM unnest(:ids::text[], :versions::text[]))',
         {
@@ -62,29 +71,26 @@ export class ExtensionReferenceValidator {
           versions: references.map((reference) => reference.version),
         },
       )
-      .getMany();
-    const extensions = await manager
-      .createQueryBuilder(ExtensionEntity, 'extension')
-      .where('extension.id = ANY(:ids)', {
-        ids: [...new Set(versions.map((version) => version.extensionId))],
+      .andWhere('(extension.tenant_id = :tenantId OR extension.published)', {
+        tenantId: actor.tenantId,
       })
-      .getMany();
-    const byId = new Map(extensions.map((extension) => [extension.id, extension]));
+      .getMany()) as Array<ExtensionVersionEntity & { extension: ExtensionEntity }>;
     return references.map((reference) => {
-      const version = versions.find(
-        (candidate) =>
-          candidate.extensionId === reference.dataId && candidate.version === reference.version,
-      );
-      const extension = byId.get(reference.dataId);
-      if (!version || !extension) return undefined;
-      if (extension.publisher !== reference.publisher) return undefined;
-      if (extension.deletedAt !== null && !includeDeleted) return undefined;
-      const visible = isExtensionVisible(
-        { tenantId: extension.tenantId, availability: version.availability },
-        actor,
-        true,
-      );
-      return visible ? { extension, version } : undefined;
+      const candidates = rows
+        .filter(
+          (row) =>
+            row.extensionId === reference.dataId &&
+            row.version === reference.version &&
+            row.extension.publisher === reference.publisher &&
+            (row.extension.deletedAt === null || includeDeleted) &&
+            isExtensionVisible(
+              { tenantId: row.extension.tenantId, availability: row.availability },
+              actor,
+              true,
+            ),
+        )
+        .map((row) => ({ extension: row.extension, version: row }));
+      return preferOwnTenant(candidates, actor);
     });
   }
 }

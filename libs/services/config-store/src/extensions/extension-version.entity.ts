@@ -7,6 +7,10 @@ export type Availability = (typeof AVAILABILITIES)[number];
 /** One saved version of an extension; kept so that a config's reference can pin it. */
 @Entity({ name: 'extension_versions' })
 export class ExtensionVersionEntity {
+  /** With `extensionId`, names its extension: ids are unique per tenant (ADR 0016). */
+  @PrimaryColumn({ name: 'tenant_id', type: 'text' })
+  tenantId!: string;
+
   @PrimaryColumn({ name: 'extension_id', type: 'text' })
   extensionId!: string;
 

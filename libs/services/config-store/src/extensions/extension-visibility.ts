@@ -14,3 +14,14 @@ export function isExtensionVisible(
   if (extension.availability === 'Public') return true;
   return includePrivate && extension.tenantId === actor.tenantId;
 }
+
+/**
+ * Of the extensions one id names that the caller may see (its own tenant's, and at most one
+ * published by another tenant: ADR 0016), the caller's own tenant's wins.
+ */
+export function preferOwnTenant<T extends { extension: { tenantId: string } }>(
+  visible: T[],
+  actor: Actor,
+): T | undefined {
+  return visible.find((record) => record.extension.tenantId === actor.tenantId) ?? visible[0];
+}

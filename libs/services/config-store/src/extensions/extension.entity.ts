@@ -1,11 +1,16 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * An extension of the platform-wide registry: its id is unique across publishers and
- * tenants. Its versions live in `extension_versions`; `latestVersion` is the last one saved.
+ * An extension of the registry. Its id is unique within its tenant, and among published
+ * extensions on the whole platform (ADR 0016): another tenant's private id never collides.
+ * Its versions live in `extension_versions`; `latestVersion` is the last one saved.
  */
 @Entity({ name: 'extensions' })
 export class ExtensionEntity {
+  /** The publisher's tenant: the only one that sees its private versions. */
+  @PrimaryColumn({ name: 'tenant_id', type: 'text' })
+  tenantId!: string;
+
   @PrimaryColumn({ type: 'text' })
   id!: string;
 
@@ -16,9 +21,12 @@ export class ExtensionEntity {
   @Column({ type: 'text' })
   publisher!: string;
 
-  /** The publisher's tenant: the only one that sees its private versions. */
-  @Column({ name: 'tenant_id', type: 'text' })
-  tenantId!: string;
+  /**
+   * True once any version was Public, and for good: the id is then claimed on the whole
+   * platform (a partial unique index), since its public versions stay referenceable.
+   */
+  @Column({ type: 'boolean' })
+  published!: boolean;
 
   @Column({ name: 'latest_version', type: 'text' })
   latestVersion!: string;

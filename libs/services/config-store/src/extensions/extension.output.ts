@@ -1,3 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AVAILABILITIES } from './extension-version.entity';
 import type { ExtensionReference } from './extension-reference';
 import type { ExtensionEntity } from './extension.entity';
 import type { Availability, ExtensionVersionEntity } from './extension-version.entity';
@@ -47,4 +49,33 @@ export function toExtensionOutput(record: ExtensionRecord): ExtensionOutput {
     lastUpdateDate: (extension.deletedAt ?? extension.updatedAt).toISOString(),
     deleted: extension.deletedAt !== null,
   };
+}
+
+/** How the API description shows an extension reference (a saved version of an extension). */
+export class ExtensionReferenceView implements ExtensionReference {
+  @ApiProperty({ description: 'The client id that published the extension' }) publisher!: string;
+  @ApiProperty({ description: 'The extension id' }) dataId!: string;
+  @ApiProperty() version!: string;
+}
+
+/** How the API description shows {@link ExtensionSummaryOutput}. */
+export class ExtensionSummaryView implements ExtensionSummaryOutput {
+  @ApiProperty({ enum: AVAILABILITIES }) availability!: Availability;
+  @ApiProperty() baseType!: string;
+  @ApiProperty({ description: 'The client id that published it' }) publisher!: string;
+  @ApiProperty() id!: string;
+  @ApiProperty() version!: string;
+}
+
+/** How the API description shows {@link ExtensionOutput}. */
+export class ExtensionView extends ExtensionSummaryView implements ExtensionOutput {
+  @ApiProperty() entity!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/ExtensionReferenceView' },
+  })
+  extensionReferences!: Record<string, ExtensionReference>;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) lastUpdateDate!: string;
+  @ApiProperty() deleted!: boolean;
 }

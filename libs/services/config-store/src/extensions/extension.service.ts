@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes, type ExtensionChanged } from '@comanda/contracts';
+import type { Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { Brackets, DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor';
@@ -27,7 +28,7 @@ import {
   type ExtensionSummaryOutput,
 } from './extension.output';
 import { ExtensionVersionEntity } from './extension-version.entity';
-import { isExtensionVisible } from './extension-visibility';
+import { isExtensionVisible, preferOwnTenant } from './extension-visibility';
 
 export const DEFAULT_BASE_TYPE = 'Extension';
 
@@ -50,7 +51,10 @@ export interface ExtensionListOptions extends ExtensionReadOptions {
 type ExtensionEvent = (typeof EventTypes)[
   'ExtensionCreated' | 'ExtensionUpdated' | 'ExtensionDeleted'];
 
-/** The platform-wide extension registry: publish, version, read, list and remove. */
+/**
+ * The extension registry: publish, version, read, list and remove. Ids are unique per tenant,
+ * and among published extensions platform-wide (ADR 0016).
+ */
 @Injectable()
 export class ExtensionService {
   constructor(
@@ -60,59 +64,65 @@ export class ExtensionService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async create(actor: Actor, entity: string, input: ExtensionInputDto): Promise<ExtensionResult> {
+  async create(
+    manager: Tx,
+    actor: Actor,
+    entity: string,
+    input: ExtensionInputDto,
+  ): Promise<ExtensionResult> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const existing = await manager.findOne(ExtensionEntity, {
-          where: { id: input.id },
-          lock: { mode: 'pessimistic_write' },
-        });
-        if (existing) {
-          throw existing.publisher === actor.clientId
-            ? new ExtensionAlreadyExistsError(input.id)
-            : new ExtensionIdTakenError(input.id);
-        }
-        await this.assertReferences(manager, actor, input);
-        const now = this.clock.now();
-        const createdAt = await allocateCreatedAt(
-          manager,
-          {
-            lockKey: ['config.extensions', ''],
-            maxSql: this.latestCreatedAtSql(manager),
-            parameters: [],
-          },
-          now,
-        );
-        const extension = manager.create(ExtensionEntity, {
-          id: input.id,
-          entity,
-          publisher: actor.clientId,
-          tenantId: actor.tenantId,
-          latestVersion: input.version,
-          revision: 1,
-          createdAt,
-          updatedAt: createdAt,
-          deletedAt: null,
-        });
-        await manager.insert(ExtensionEntity, extension);
-        const version = this.newVersion(manager, input, createdAt);
-        await manager.insert(ExtensionVersionEntity, version);
-        await this.publish(manager, actor, EventTypes.ExtensionCreated, { extension, version });
-        return {
-          extension: toExtensionOutput({ extension, version }),
-          revision: extension.revision,
-        };
+      // Only the caller's tenant's ids are read: another tenant's private id changes no
+      // answer (ADR 0016). A published id of another tenant is refused by the unique index.
+      const existing = await manager.findOne(ExtensionEntity, {
+        where: { tenantId: actor.tenantId, id: input.id },
+        lock: { mode: 'pessimistic_write' },
       });
+      if (existing) {
+        throw existing.publisher === actor.clientId
+          ? new ExtensionAlreadyExistsError(input.id)
+          : new ExtensionIdTakenError(input.id);
+      }
+      await this.assertReferences(manager, actor, input);
+      const now = this.clock.now();
+      const createdAt = await allocateCreatedAt(
+        manager,
+        {
+          lockKey: ['config.extensions', ''],
+          maxSql: this.latestCreatedAtSql(manager),
+          parameters: [],
+        },
+        now,
+      );
+      const extension = manager.create(ExtensionEntity, {
+        id: input.id,
+        entity,
+        publisher: actor.clientId,
+        tenantId: actor.tenantId,
+        published: input.availability === 'Public',
+        latestVersion: input.version,
+        revision: 1,
+        createdAt,
+        updatedAt: createdAt,
+        deletedAt: null,
+      });
+      await manager.insert(ExtensionEntity, extension);
+      const version = this.newVersion(manager, extension.tenantId, input, createdAt);
+      await manager.insert(ExtensionVersionEntity, version);
+      await this.publish(manager, EventTypes.ExtensionCreated, { extension, version });
+      return {
+        extension: toExtensionOutput({ extension, version }),
+        revision: extension.revision,
+      };
     } catch (error) {
-      // Two first publications of one id racing: the loser sees the winner's primary key.
-      if (violatedUniqueConstraint(error) === 'extensions_pkey')
-        throw new ExtensionIdTakenError(input.id);
-      throw error;
+      // Two first publications of one id in a tenant racing (the loser sees the winner's
+      // primary key), or a public id another tenant already published.
+      throw this.idTakenOr(error, input.id);
     }
   }
 
   /** Saves `input.version` (new, or replacing the same version string) as the latest. */
   async update(
+    manager: Tx,
     actor: Actor,
     entity: string,
     id: string,
@@ -120,51 +130,53 @@ export class ExtensionService {
     options: { includeDeleted: boolean; ifMatch?: string },
   ): Promise<ExtensionResult> {
     if (input.id !== id) throw invalidParameter('id', `must equal the id in the path ("${id}")`);
-    return this.dataSource.transaction(async (manager) => {
-      const extension = await this.findOwnForWrite(
-        manager,
-        actor,
-        entity,
-        id,
-        options.includeDeleted,
-      );
-      if (!ifMatchSatisfied(options.ifMatch, extension.revision))
-        throw new VersionConflictError(`Extension "${id}"`);
-      await this.assertReferences(manager, actor, input);
-      const now = this.clock.now();
-      const previous = await manager.findOne(ExtensionVersionEntity, {
-        where: { extensionId: id, version: input.version },
-      });
-      const version = this.newVersion(manager, input, previous?.createdAt ?? now);
-      version.updatedAt = now;
-      await manager.save(ExtensionVersionEntity, version);
-      // Updating a removed extension (include_deleted=true) restores it: see ADR 0007.
-      Object.assign(extension, {
-        latestVersion: input.version,
-        revision: extension.revision + 1,
-        updatedAt: now,
-        deletedAt: null,
-      });
-      await manager.save(ExtensionEntity, extension);
-      await this.publish(manager, actor, EventTypes.ExtensionUpdated, { extension, version });
-      return { extension: toExtensionOutput({ extension, version }), revision: extension.revision };
+    const extension = await this.findOwnForWrite(
+      manager,
+      actor,
+      entity,
+      id,
+      options.includeDeleted,
+    );
+    if (!ifMatchSatisfied(options.ifMatch, extension.revision))
+      throw new VersionConflictError(`Extension "${id}"`);
+    await this.assertReferences(manager, actor, input);
+    const now = this.clock.now();
+    const previous = await manager.findOne(ExtensionVersionEntity, {
+      where: { tenantId: extension.tenantId, extensionId: id, version: input.version },
     });
+    const version = this.newVersion(manager, extension.tenantId, input, previous?.createdAt ?? now);
+    version.updatedAt = now;
+    // Updating a removed extension (include_deleted=true) restores it: see ADR 0007.
+    Object.assign(extension, {
+      published: extension.published || input.availability === 'Public',
+      latestVersion: input.version,
+      revision: extension.revision + 1,
+      updatedAt: now,
+      deletedAt: null,
+    });
+    try {
+      // First, so that publishing an id another tenant published fails before any write.
+      await manager.save(ExtensionEntity, extension);
+    } catch (error) {
+      throw this.idTakenOr(error, id);
+    }
+    await manager.save(ExtensionVersionEntity, version);
+    await this.publish(manager, EventTypes.ExtensionUpdated, { extension, version });
+    return { extension: toExtensionOutput({ extension, version }), revision: extension.revision };
   }
 
-  async remove(actor: Actor, entity: string, id: string): Promise<ExtensionResult> {
-    return this.dataSource.transaction(async (manager) => {
-      const extension = await this.findOwnForWrite(manager, actor, entity, id, false);
-      const now = this.clock.now();
-      extension.deletedAt = now;
-      extension.updatedAt = now;
-      extension.revision += 1;
-      await manager.save(ExtensionEntity, extension);
-      const version = await manager.findOneOrFail(ExtensionVersionEntity, {
-        where: { extensionId: id, version: extension.latestVersion },
-      });
-      await this.publish(manager, actor, EventTypes.ExtensionDeleted, { extension, version });
-      return { extension: toExtensionOutput({ extension, version }), revision: extension.revision };
+  async remove(manager: Tx, actor: Actor, entity: string, id: string): Promise<ExtensionResult> {
+    const extension = await this.findOwnForWrite(manager, actor, entity, id, false);
+    const now = this.clock.now();
+    extension.deletedAt = now;
+    extension.updatedAt = now;
+    extension.revision += 1;
+    await manager.save(ExtensionEntity, extension);
+    const version = await manager.findOneOrFail(ExtensionVersionEntity, {
+      where: { tenantId: extension.tenantId, extensionId: id, version: extension.latestVersion },
     });
+    await this.publish(manager, EventTypes.ExtensionDeleted, { extension, version });
+    return { extension: toExtensionOutput({ extension, version }), revision: extension.revision };
   }
 
   async get(
@@ -173,8 +185,8 @@ export class ExtensionService {
     id: string,
     options: ExtensionReadOptions,
   ): Promise<ExtensionResult> {
-    const record = await this.findLatest(this.dataSource.manager, entity, id);
-    if (!record || !this.readable(record, actor, options)) throw new ExtensionNotFoundError(id);
+    const record = await this.findVisible(this.dataSource.manager, actor, entity, id, options);
+    if (!record) throw new ExtensionNotFoundError(id);
     return { extension: toExtensionOutput(record), revision: record.extension.revision };
   }
 
@@ -189,7 +201,7 @@ export class ExtensionService {
         'extension.latest',
         ExtensionVersionEntity,
         'version',
-        'version.extension_id = extension.id AND version.version = extension.latest_version',
+        'version.tenant_id = extension.tenant_id AND version.extension_id = extension.id AND version.version = extension.latest_version',
       )
       .where('extension.entity = :entity', { entity })
       .andWhere(
@@ -231,17 +243,37 @@ export class ExtensionService {
     );
   }
 
-  private async findLatest(
+  /**
+   * The extension `id` names under `entity` for this caller: of those it may read (its own
+   * tenant's, and one another tenant published), its own tenant's (ADR 0016). Another
+   * tenant's private extension is never even read, so it cannot change the answer.
+   */
+  private async findVisible(
     manager: EntityManager,
+    actor: Actor,
     entity: string,
     id: string,
+    options: ExtensionReadOptions,
+    lock = false,
   ): Promise<ExtensionRecord | undefined> {
-    const extension = await manager.findOne(ExtensionEntity, { where: { id, entity } });
-    if (!extension) return undefined;
-    const version = await manager.findOneOrFail(ExtensionVersionEntity, {
-      where: { extensionId: id, version: extension.latestVersion },
+    const extensions = await manager.find(ExtensionEntity, {
+      where: [
+        { tenantId: actor.tenantId, entity, id },
+        { published: true, entity, id },
+      ],
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
-    return { extension, version };
+    const records: ExtensionRecord[] = [];
+    for (const extension of extensions) {
+      const version = await manager.findOneOrFail(ExtensionVersionEntity, {
+        where: { tenantId: extension.tenantId, extensionId: id, version: extension.latestVersion },
+      });
+      records.push({ extension, version });
+    }
+    return preferOwnTenant(
+      records.filter((record) => this.readable(record, actor, options)),
+      actor,
+    );
   }
 
   /**
@@ -255,19 +287,26 @@ export class ExtensionService {
     id: string,
     includeDeleted: boolean,
   ): Promise<ExtensionEntity> {
-    const extension = await manager.findOne(ExtensionEntity, {
-      where: { id, entity },
-      lock: { mode: 'pessimistic_write' },
-    });
-    if (!extension) throw new ExtensionNotFoundError(id);
-    const version = await manager.findOneOrFail(ExtensionVersionEntity, {
-      where: { extensionId: id, version: extension.latestVersion },
-    });
-    if (!this.readable({ extension, version }, actor, { includeDeleted, includePrivate: true })) {
-      throw new ExtensionNotFoundError(id);
-    }
-    if (extension.publisher !== actor.clientId) throw new ExtensionPublisherMismatchError(id);
-    return extension;
+    const record = await this.findVisible(
+      manager,
+      actor,
+      entity,
+      id,
+      { includeDeleted, includePrivate: true },
+      true,
+    );
+    if (!record) throw new ExtensionNotFoundError(id);
+    if (record.extension.publisher !== actor.clientId)
+      throw new ExtensionPublisherMismatchError(id);
+    return record.extension;
+  }
+
+  /** A unique violation on an extension id as 409 `extension.id_taken`; anything else as is. */
+  private idTakenOr(error: unknown, id: string): unknown {
+    const constraint = violatedUniqueConstraint(error);
+    return constraint === 'extensions_pkey' || constraint === 'extensions_published_id_key'
+      ? new ExtensionIdTakenError(id)
+      : error;
   }
 
   private async assertReferences(
@@ -284,10 +323,12 @@ export class ExtensionService {
 
   private newVersion(
     manager: EntityManager,
+    tenantId: string,
     input: ExtensionInputDto,
     createdAt: Date,
   ): ExtensionVersionEntity {
     return manager.create(ExtensionVersionEntity, {
+      tenantId,
       extensionId: input.id,
       version: input.version,
       availability: input.availability,
@@ -304,7 +345,6 @@ export class ExtensionService {
 
   private async publish(
     manager: EntityManager,
-    actor: Actor,
     type: ExtensionEvent,
     { extension, version }: ExtensionRecord,
   ): Promise<void> {
@@ -316,7 +356,8 @@ export class ExtensionService {
     };
     await this.outbox.add(manager, {
       type,
-      tenantId: actor.tenantId,
+      // The extension's tenant: with the id, it names the extension (ADR 0016).
+      tenantId: extension.tenantId,
       subject: `extension/${extension.id}`,
       data,
     });

@@ -13,16 +13,22 @@ import {
   Res,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
-import { entityTag } from '../common/etag';
+import { ETAG_HEADER, entityTag } from '../common/etag';
 import { parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
 import { ExtensionInputDto } from './extension-input.dto';
-import type { ExtensionOutput, ExtensionSummaryOutput } from './extension.output';
+import {
+  ExtensionSummaryView,
+  ExtensionView,
+  type ExtensionOutput,
+  type ExtensionSummaryOutput,
+} from './extension.output';
 import { ExtensionService, type ExtensionResult } from './extension.service';
+import { UnitOfWork } from '@comanda/persistence';
 
 function withETag(reply: FastifyReply, result: ExtensionResult): ExtensionOutput {
   void reply.header('ETag', entityTag(result.revision));
@@ -30,13 +36,18 @@ function withETag(reply: FastifyReply, result: ExtensionResult): ExtensionOutput
 }
 
 @ApiTags('extensions')
+@ApiExtraModels(ExtensionView, ExtensionSummaryView)
 @Controller('entities/:entity/extensions')
 @UseInterceptors(StorableInputInterceptor)
 export class ExtensionsController {
-  constructor(private readonly extensions: ExtensionService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly extensions: ExtensionService,
+  ) {}
 
   @Post()
   @HttpCode(200)
+  @ApiOkResponse({ type: ExtensionView, headers: ETAG_HEADER })
   @RequirePermission('extensions:write')
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -44,10 +55,25 @@ export class ExtensionsController {
     @Body() input: ExtensionInputDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ExtensionOutput> {
-    return withETag(reply, await this.extensions.create(principal, entity, input));
+    return withETag(
+      reply,
+      await this.unitOfWork.run((tx) => this.extensions.create(tx, principal, entity, input)),
+    );
   }
 
   @Get()
+  @ApiOkResponse({
+    description: 'Complete extensions with `complete=true`, summaries otherwise; oldest first',
+    schema: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { $ref: getSchemaPath(ExtensionView) },
+          { $ref: getSchemaPath(ExtensionSummaryView) },
+        ],
+      },
+    },
+  })
   @RequirePermission('extensions:read')
   list(
     @CurrentPrincipal() principal: Principal,
@@ -67,6 +93,7 @@ export class ExtensionsController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: ExtensionView, headers: ETAG_HEADER })
   @RequirePermission('extensions:read')
   async get(
     @CurrentPrincipal() principal: Principal,
@@ -84,6 +111,7 @@ export class ExtensionsController {
   }
 
   @Put(':id')
+  @ApiOkResponse({ type: ExtensionView, headers: ETAG_HEADER })
   @RequirePermission('extensions:write')
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -98,10 +126,20 @@ export class ExtensionsController {
       includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
       ifMatch,
     };
-    return withETag(reply, await this.extensions.update(principal, entity, id, input, options));
+    return withETag(
+      reply,
+      await this.unitOfWork.run((tx) =>
+        this.extensions.update(tx, principal, entity, id, input, options),
+      ),
+    );
   }
 
   @Delete(':id')
+  @ApiOkResponse({
+    type: ExtensionView,
+    headers: ETAG_HEADER,
+    description: 'The removed extension',
+  })
   @RequirePermission('extensions:write')
   async remove(
     @CurrentPrincipal() principal: Principal,
@@ -109,6 +147,9 @@ export class ExtensionsController {
     @Param('id') id: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ExtensionOutput> {
-    return withETag(reply, await this.extensions.remove(principal, entity, id));
+    return withETag(
+      reply,
+      await this.unitOfWork.run((tx) => this.extensions.remove(tx, principal, entity, id)),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { MESSAGING_MIGRATIONS, OutboxWriter } from '@comanda/messaging';
-import { openDatabase } from '@comanda/persistence';
+import { openDatabase, transactional, UnitOfWork, type Transactional } from '@comanda/persistence';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/clock';
@@ -26,10 +26,10 @@ export interface ConfigStoreKit {
   db: TestDatabase;
   dataSource: DataSource;
   clock: ManualClock;
-  configs: ConfigService;
+  configs: Transactional<ConfigService, 'create' | 'update' | 'remove'>;
   values: ConfigValuesService;
-  connections: ConnectionService;
-  extensions: ExtensionService;
+  connections: Transactional<ConnectionService, 'create' | 'update' | 'remove'>;
+  extensions: Transactional<ExtensionService, 'create' | 'update' | 'remove'>;
   outboxTypes(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -47,14 +47,24 @@ export async function openConfigStoreKit(label: string): Promise<ConfigStoreKit>
   const outbox = new OutboxWriter({ service: 'config-store', schema: 'config' });
   const references = new ExtensionReferenceValidator();
   const configs = new ConfigService(dataSource, outbox, references, clock);
+  const unitOfWork = new UnitOfWork(dataSource);
+  const writes = ['create', 'update', 'remove'] as const;
   return {
     db,
     dataSource,
     clock,
-    configs,
+    configs: transactional(configs, unitOfWork, writes),
     values: new ConfigValuesService(dataSource, configs, references),
-    connections: new ConnectionService(dataSource, outbox, clock),
-    extensions: new ExtensionService(dataSource, outbox, references, clock),
+    connections: transactional(
+      new ConnectionService(dataSource, outbox, clock),
+      unitOfWork,
+      writes,
+    ),
+    extensions: transactional(
+      new ExtensionService(dataSource, outbox, references, clock),
+      unitOfWork,
+      writes,
+    ),
     outboxTypes: async () =>
       (
         (await dataSource.query(

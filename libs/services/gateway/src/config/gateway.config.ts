@@ -1,7 +1,8 @@
 // Decorator metadata drives the conversion of environment strings: load the polyfill first.
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
+import { AUTH_BODY_LIMIT_BYTES } from '@comanda/contracts';
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
@@ -49,7 +50,28 @@ export class GatewayConfig {
   @Min(1)
   GATEWAY_PLUGIN_CODE_LIMIT_BYTES = 2 * 1024 * 1024;
 
-  /** Requests a client (or, without a token, an IP address) may make per window. */
+  /** The auth service's body limit: the gateway applies it to auth's paths. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  GATEWAY_AUTH_BODY_LIMIT_BYTES = AUTH_BODY_LIMIT_BYTES;
+
+  /**
+   * Proxies in front of the gateway whose `X-Forwarded-For` counts (addresses or CIDRs,
+   * comma-separated). Empty: the socket's peer is the client, whatever the header says.
+   */
+  @IsOptional()
+  @IsString()
+  TRUSTED_PROXIES?: string = undefined;
+
+  /**
+   * Verify bearer tokens at the gateway (default): requests without a valid token are refused
+   * from their headers, and rate limits count per verified client. The services verify again.
+   */
+  @IsIn(['true', 'false'])
+  GATEWAY_VERIFY_TOKENS: 'true' | 'false' = 'true';
+
+  /** Requests a verified client (or, without a valid token, an address) may make per window. */
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -67,10 +89,15 @@ export class GatewayConfig {
   @Max(600_000)
   GATEWAY_UPSTREAM_TIMEOUT_MS = 30_000;
 
-  /** Keep-alive connections per upstream. */
+  /**
+   * Connections per upstream; 0: as many as requests in flight. A fixed pool lets a few
+   * clients that send their bodies slowly hold every connection and stall everyone else;
+   * without one, each slow request costs only its own socket, bounded by the services'
+   * request timeout and the gateway's connections-per-address cap.
+   */
   @Type(() => Number)
   @IsInt()
-  @Min(1)
-  @Max(1024)
-  GATEWAY_UPSTREAM_CONNECTIONS = 64;
+  @Min(0)
+  @Max(100_000)
+  GATEWAY_UPSTREAM_CONNECTIONS = 0;
 }

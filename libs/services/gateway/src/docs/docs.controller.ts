@@ -3,17 +3,19 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { guardedStream } from '@comanda/http';
 import { Public } from '@comanda/security';
 import { RouteNotFoundError } from '../gateway.errors';
 import { OpenApiAggregator } from './openapi-aggregator';
 import type { OpenApiDocument } from './openapi-merge';
 
 const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS: Readonly<Record<string, string>> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
-};
+// A Map, not an object literal: `/docs/assets/__proto__` must find nothing.
+const ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'application/javascript; charset=utf-8'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -68,11 +70,11 @@ export class DocsController {
 
   @Get('assets/:file')
   asset(@Param('file') file: string, @Res() reply: FastifyReply): Promise<void> | FastifyReply {
-    const type = ASSETS[file];
+    const type = ASSETS.get(file);
     if (!type) throw new RouteNotFoundError('GET', `/docs/assets/${file}`);
     return reply
       .type(type)
       .header('cache-control', 'public, max-age=86400')
-      .send(createReadStream(join(SWAGGER_UI_DIR, file)));
+      .send(guardedStream(createReadStream(join(SWAGGER_UI_DIR, file))));
   }
 }

@@ -20,7 +20,19 @@ export class GatewayController {
 
   @All('*')
   async forward(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const admitted = await this.gate.admit(request, reply);
+    let admitted;
+    try {
+      admitted = await this.gate.admit(request, reply);
+    } catch (error) {
+      // Refused from its headers: the body was never read, and is not worth reading now.
+      if (hasBody(request)) reply.header('connection', 'close');
+      throw error;
+    }
     await this.proxy.forward(request, reply, admitted);
   }
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length.trim() !== '0') || 'transfer-encoding' in request.headers;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Dispatcher } from 'undici';
 import { childTraceparent } from '@comanda/context';
-import { REQUEST_ID_HEADER } from '@comanda/http';
+import { guardedStream, REQUEST_ID_HEADER } from '@comanda/http';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../gateway.errors';
 import { BodyLimitStream } from './body-limit.stream';
 import { endToEndHeaders, upstreamRequestHeaders } from './forwarded-headers';
@@ -42,7 +42,7 @@ export class ProxyService {
         headers: upstreamRequestHeaders(request.headers, {
           requestId: request.id,
           traceparent: childTraceparent(headerValue(request.headers.traceparent)),
-          clientIp: request.ip,
+          clientIp: admitted.clientAddress,
           protocol: request.protocol,
         }),
         body: limiter ?? null,
@@ -63,7 +63,7 @@ export class ProxyService {
       await reply.send();
       return;
     }
-    await reply.send(response.body);
+    await reply.send(guardedStream(response.body));
   }
 }
 
@@ -85,6 +85,8 @@ function streamBody(
     reply.header('connection', 'close');
   });
   source.once('aborted', () => limiter.destroy(new Error('the caller aborted the request body')));
+  // `pipe` forwards no errors: a reset socket must fail the upstream request, not the process.
+  source.on('error', (error) => limiter.destroy(error));
   source.pipe(limiter);
   return limiter;
 }

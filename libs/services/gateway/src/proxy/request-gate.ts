@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  allowedMethods,
   API_VERSION_HEADER,
+  MethodNotAllowedError,
   ApiVersionMissingError,
   ApiVersionUnsupportedError,
   SUPPORTED_API_VERSION,
 } from '@comanda/http';
+import { BearerTokenVerifier, type Principal } from '@comanda/security';
 import { GatewayConfig } from '../config/gateway.config';
 import {
   BodyTooLargeError,
@@ -15,6 +18,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../gateway.errors';
 import { GatewayRateLimiter } from '../rate-limit/gateway-rate-limiter';
+import { assignRateLimitKey } from '../rate-limit/rate-limit-key';
 import {
   acceptedMediaType,
   allowsBasicAuth,
@@ -22,8 +26,10 @@ import {
   hasDotSegment,
   isVersionExempt,
   mediaTypeOf,
+  requiresBearer,
 } from '../routing/request-policy';
 import { owningUpstream } from '../routing/route-table';
+import { clientAddress, parseTrustedProxies } from './client-address';
 import { UpstreamPools, type Upstream } from './upstream-pools';
 
 export interface AdmittedRequest {
@@ -31,31 +37,66 @@ export interface AdmittedRequest {
   /** The body may not exceed this many bytes, whatever Content-Length says. */
   bodyLimitBytes: number;
   hasBody: boolean;
+  /** Who asked, as TRUSTED_PROXIES decides: appended to X-Forwarded-For for the upstream. */
+  clientAddress: string;
 }
 
 /**
- * The checks the gateway makes before it forwards anything. Each failure is a problem the
- * caller can act on; the upstream services verify tokens, permissions and bodies themselves.
+ * The checks the gateway makes before it forwards anything, all from the request's headers
+ * (no body byte is read before they pass). Each failure is a problem the caller can act on.
+ * Every request, admitted or not, counts once against a rate limit: its verified client's,
+ * or its address's when it has no valid token.
  */
 @Injectable()
 export class RequestGate {
+  private readonly trustedProxies: ReturnType<typeof parseTrustedProxies>;
+
   constructor(
     private readonly config: GatewayConfig,
     private readonly pools: UpstreamPools,
     private readonly rateLimiter: GatewayRateLimiter,
-  ) {}
+    private readonly verifier: BearerTokenVerifier,
+  ) {
+    this.trustedProxies = parseTrustedProxies(config.TRUSTED_PROXIES);
+  }
+
+  /** The caller's address as rate limits count it (see TRUSTED_PROXIES). */
+  addressOf(request: FastifyRequest): string {
+    return clientAddress(
+      request.raw.socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      this.trustedProxies,
+    );
+  }
 
   async admit(request: FastifyRequest, reply: FastifyReply): Promise<AdmittedRequest> {
+    let principal: Principal | undefined;
+    const outcome = await this.check(request, (verified) => (principal = verified)).then(
+      (admitted) => ({ admitted, error: undefined }),
+      (error: unknown) => ({ admitted: undefined, error }),
+    );
+    assignRateLimitKey(request, principal, this.addressOf(request));
+    await this.rateLimiter.admit(request, reply);
+    if (outcome.admitted) return outcome.admitted;
+    throw outcome.error;
+  }
+
+  private async check(
+    request: FastifyRequest,
+    onVerified: (principal: Principal) => void,
+  ): Promise<AdmittedRequest> {
     const path = request.url.split('?')[0];
     const method = request.method.toUpperCase();
-
-    // First, so that a flood of bad requests is limited as well.
-    await this.rateLimiter.admit(request, reply);
 
     if (hasDotSegment(path)) throw new InvalidPathError();
     const upstreamName = owningUpstream(path);
     const upstream = upstreamName && this.pools.get(upstreamName);
-    if (!upstream) throw new RouteNotFoundError(method, path);
+    if (!upstream) {
+      // One of the gateway's own paths (`/docs`, `/health/...`) asked with another method.
+      const allowed = allowedMethods(request.server, path);
+      if (allowed.length > 0) throw new MethodNotAllowedError(method, path, allowed);
+      throw new RouteNotFoundError(method, path);
+    }
 
     if (!isVersionExempt(path)) checkApiVersion(request.headers[API_VERSION_HEADER]);
 
@@ -67,12 +108,21 @@ export class RequestGate {
     ) {
       throw new InvalidAuthorizationSchemeError();
     }
+    if (this.config.GATEWAY_VERIFY_TOKENS === 'true' && requiresBearer(path)) {
+      onVerified(await this.verifier.authenticate(request, undefined));
+    }
 
     const hasBody = requestHasBody(request);
-    const bodyLimitBytes = bodyLimitFor(method, path, {
-      defaultBytes: this.config.GATEWAY_BODY_LIMIT_BYTES,
-      pluginCodeBytes: this.config.GATEWAY_PLUGIN_CODE_LIMIT_BYTES,
-    });
+    const bodyLimitBytes = bodyLimitFor(
+      method,
+      path,
+      {
+        defaultBytes: this.config.GATEWAY_BODY_LIMIT_BYTES,
+        pluginCodeBytes: this.config.GATEWAY_PLUGIN_CODE_LIMIT_BYTES,
+        authBytes: this.config.GATEWAY_AUTH_BODY_LIMIT_BYTES,
+      },
+      upstream.name,
+    );
     if (hasBody) {
       const accepted = acceptedMediaType(method, path);
       const received = mediaTypeOf(request.headers['content-type']);
@@ -81,7 +131,7 @@ export class RequestGate {
       if (Number.isFinite(declared) && declared > bodyLimitBytes)
         throw new BodyTooLargeError(bodyLimitBytes);
     }
-    return { upstream, bodyLimitBytes, hasBody };
+    return { upstream, bodyLimitBytes, hasBody, clientAddress: this.addressOf(request) };
   }
 }
 

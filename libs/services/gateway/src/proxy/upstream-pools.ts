@@ -25,9 +25,12 @@ export class UpstreamPools implements OnApplicationShutdown {
         name,
         origin,
         pool: new Pool(origin, {
-          connections: config.GATEWAY_UPSTREAM_CONNECTIONS,
+          connections: config.GATEWAY_UPSTREAM_CONNECTIONS || null,
+          // Each stall of an upstream (connecting, its headers, a gap in its body) ends in
+          // a 504 problem rather than a caller waiting forever.
           headersTimeout: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
-          connectTimeout: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+          bodyTimeout: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+          connectTimeout: Math.min(config.GATEWAY_UPSTREAM_TIMEOUT_MS, 10_000),
           keepAliveTimeout: 30_000,
         }),
       });

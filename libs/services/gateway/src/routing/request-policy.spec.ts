@@ -5,6 +5,7 @@ import {
   hasDotSegment,
   isVersionExempt,
   mediaTypeOf,
+  requiresBearer,
 } from './request-policy';
 import { owningUpstream } from './route-table';
 
@@ -49,9 +50,35 @@ describe('request policy', () => {
   });
 
   it('gives plugin code its own body limit', () => {
-    const limits = { defaultBytes: 10, pluginCodeBytes: 20 };
+    const limits = { defaultBytes: 10, pluginCodeBytes: 20, authBytes: 5 };
     expect(bodyLimitFor('POST', '/frontend/plugins', limits)).toBe(20);
     expect(bodyLimitFor('POST', '/frontend/plugins/manifest', limits)).toBe(10);
+  });
+
+  it("applies the auth service's own limit to the paths auth owns", () => {
+    const limits = { defaultBytes: 10, pluginCodeBytes: 20, authBytes: 5 };
+    expect(bodyLimitFor('POST', '/admin/tenants', limits, 'auth')).toBe(5);
+    expect(bodyLimitFor('PUT', '/stores/s1', limits, 'orders')).toBe(10);
+  });
+
+  it('requires a bearer token everywhere but OAuth, partner events, health, docs and /', () => {
+    for (const path of [
+      '/admin/tenants',
+      '/entities/x/configs',
+      '/orders/1',
+      '/frontend/plugins',
+    ]) {
+      expect(requiresBearer(path)).toBe(true);
+    }
+    for (const path of [
+      '/',
+      '/auth/acme/connect/token',
+      '/notifications/merchants/m/events',
+      '/health/ready',
+      '/docs',
+    ]) {
+      expect(requiresBearer(path)).toBe(false);
+    }
   });
 
   it('finds dot segments, plain or percent-encoded', () => {

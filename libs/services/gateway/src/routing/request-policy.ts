@@ -1,6 +1,6 @@
 /**
  * What the gateway requires of a request before it forwards it, by path. The rules come
- * from the spec's "Authentication" table and ARCHITECTURE.md's exemption list; the services
+ * from the spec's "Authentication" table and the exemption list of docs/architecture.md; the services
  * enforce their own rules again behind it.
  */
 
@@ -30,6 +30,16 @@ export function isVersionExempt(path: string): boolean {
   );
 }
 
+/**
+ * Paths a caller reaches without a bearer token (ARCHITECTURE.md: the OAuth endpoints,
+ * partner events, health, docs, and `/` which points to the docs). Every other request is
+ * refused at the gateway from its headers when its token does not verify, before its body
+ * is read.
+ */
+export function requiresBearer(path: string): boolean {
+  return path !== '/' && !isVersionExempt(path);
+}
+
 /** Whether the `Authorization` header may use another scheme than Bearer (Basic client auth). */
 export function allowsBasicAuth(path: string): boolean {
   return TOKEN_ENDPOINT.test(path);
@@ -45,12 +55,20 @@ export function acceptedMediaType(method: string, path: string): string {
 export interface BodyLimits {
   defaultBytes: number;
   pluginCodeBytes: number;
+  /** The auth service's own, smaller limit (AUTH_BODY_LIMIT_BYTES). */
+  authBytes: number;
 }
 
-export function bodyLimitFor(method: string, path: string, limits: BodyLimits): number {
-  return method === 'POST' && path === '/frontend/plugins'
-    ? limits.pluginCodeBytes
-    : limits.defaultBytes;
+/** The same limit the owning service applies, so an oversized body is 413 here, never 502. */
+export function bodyLimitFor(
+  method: string,
+  path: string,
+  limits: BodyLimits,
+  upstream?: string,
+): number {
+  if (method === 'POST' && path === '/frontend/plugins') return limits.pluginCodeBytes;
+  if (upstream === 'auth') return Math.min(limits.authBytes, limits.defaultBytes);
+  return limits.defaultBytes;
 }
 
 /** `application/json; charset=utf-8` → `application/json`. */

@@ -10,7 +10,7 @@ const under = (prefix: string) => (path: string) =>
   path === prefix || path.startsWith(`${prefix}/`);
 const exactly = (target: string) => (path: string) => path === target;
 
-// The owning service of every public path (ARCHITECTURE.md). `/connect/token` and
+// The owning service of every public path (docs/architecture.md). `/connect/token` and
 // `/.well-known/*` without a tenant are what a tenant's own issuer host serves.
 const ROUTES: readonly Route[] = [
   { upstream: 'auth', matches: under('/auth') },
@@ -22,6 +22,7 @@ const ROUTES: readonly Route[] = [
   { upstream: 'orders', matches: under('/stores') },
   { upstream: 'orders', matches: under('/baskets') },
   { upstream: 'orders', matches: under('/orders') },
+  { upstream: 'orders', matches: under('/event-subscriptions') },
   { upstream: 'payments', matches: under('/payments') },
   { upstream: 'notifications', matches: under('/notifications') },
 ];

@@ -1,5 +1,13 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiConsumes, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { PluginCodeMediaTypeError } from '../plugin-registry.errors';
@@ -15,16 +23,24 @@ import {
   PluginVersionParamsDto,
   PluginVersionQueryDto,
 } from './plugin-version.params';
+import { UnitOfWork } from '@comanda/persistence';
+import { PluginVersionsView, StoredCodeView } from './plugin-code.view';
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
 export class PluginCodeController {
-  constructor(private readonly code: PluginCodeService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly code: PluginCodeService,
+  ) {}
 
   /** 201 for a new version, 200 when it replaced the code of an existing one. */
   @Post()
   @RequirePermission('plugins:write')
   @ApiConsumes('text/plain')
+  @ApiBody({ schema: { type: 'string', description: 'The plugin as a JavaScript module' } })
+  @ApiCreatedResponse({ type: StoredCodeView, description: 'A new version' })
+  @ApiOkResponse({ type: StoredCodeView, description: 'The code of an existing version replaced' })
   async upload(
     @CurrentPrincipal() principal: Principal,
     @Query() query: PluginVersionQueryDto,
@@ -34,7 +50,9 @@ export class PluginCodeController {
   ): Promise<StoredCode> {
     if (typeof body !== 'string' && !Buffer.isBuffer(body))
       throw new PluginCodeMediaTypeError(contentType);
-    const stored = await this.code.upload(principal, query.name, query.version, body);
+    const stored = await this.unitOfWork.run((tx) =>
+      this.code.upload(tx, principal, query.name, query.version, body),
+    );
     void reply
       .status(stored.overwritten ? 200 : 201)
       .header('etag', stored.etag)
@@ -43,6 +61,7 @@ export class PluginCodeController {
   }
 
   @Get(':name/versions')
+  @ApiOkResponse({ type: PluginVersionsView })
   @RequirePermission('plugins:read')
   async versions(
     @CurrentPrincipal() principal: Principal,
@@ -56,6 +75,9 @@ export class PluginCodeController {
    * overwritten: browsers revalidate with the ETag and get a 304 while it is unchanged.
    */
   @Get(':name/versions/:version/code')
+  @ApiProduces('text/javascript')
+  @ApiOkResponse({ type: String, description: 'The code as uploaded, a JavaScript module' })
+  @ApiResponse({ status: 304, description: 'Unchanged since the ETag sent as If-None-Match' })
   @RequirePermission('plugins:read')
   async serve(
     @CurrentPrincipal() principal: Principal,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { Tx } from '@comanda/persistence';
 import { EventTypes } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import { rcompare } from 'semver';
@@ -56,6 +57,7 @@ export class PluginCodeService {
 
   /** Stores the code of one version, replacing what an earlier upload of that version stored. */
   async upload(
+    manager: Tx,
     actor: RegistryActor,
     name: string,
     version: string,
@@ -70,34 +72,32 @@ export class PluginCodeService {
 
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const table = qualifiedTableOf(this.dataSource, PluginVersionEntity);
-    return this.dataSource.transaction(async (manager) => {
-      // One statement, so two first uploads of one version racing cannot both insert.
-      const [row] = (await manager.query(
-        `INSERT INTO ${table} AS v (tenant_id, name, version, code, code_sha256, code_size, code_uploaded_at)
-         VALUES ($1, $2, $3, $4, $5, $6, now())
-         ON CONFLICT (tenant_id, name, version) DO UPDATE
-           SET code = EXCLUDED.code, code_sha256 = EXCLUDED.code_sha256,
-               code_size = EXCLUDED.code_size, code_uploaded_at = EXCLUDED.code_uploaded_at
-         RETURNING (xmax = 0) AS inserted, code_uploaded_at`,
-        [actor.tenantId, name, version, bytes, sha256, bytes.length],
-      )) as Array<{ inserted: boolean; code_uploaded_at: Date }>;
-      const overwritten = !row.inserted;
-      await this.outbox.add(manager, {
-        type: EventTypes.PluginCodeUploaded,
-        tenantId: actor.tenantId,
-        subject: versionSubject(name, version),
-        data: { name, version, sha256, overwritten },
-      });
-      return {
-        name,
-        version,
-        sha256,
-        etag: codeEtag(sha256),
-        size: bytes.length,
-        overwritten,
-        uploadedAt: row.code_uploaded_at,
-      };
+    // One statement, so two first uploads of one version racing cannot both insert.
+    const [row] = (await manager.query(
+      `INSERT INTO ${table} AS v (tenant_id, name, version, code, code_sha256, code_size, code_uploaded_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       ON CONFLICT (tenant_id, name, version) DO UPDATE
+         SET code = EXCLUDED.code, code_sha256 = EXCLUDED.code_sha256,
+             code_size = EXCLUDED.code_size, code_uploaded_at = EXCLUDED.code_uploaded_at
+       RETURNING (xmax = 0) AS inserted, code_uploaded_at`,
+      [actor.tenantId, name, version, bytes, sha256, bytes.length],
+    )) as Array<{ inserted: boolean; code_uploaded_at: Date }>;
+    const overwritten = !row.inserted;
+    await this.outbox.add(manager, {
+      type: EventTypes.PluginCodeUploaded,
+      tenantId: actor.tenantId,
+      subject: versionSubject(name, version),
+      data: { name, version, sha256, overwritten },
     });
+    return {
+      name,
+      version,
+      sha256,
+      etag: codeEtag(sha256),
+      size: bytes.length,
+      overwritten,
+      uploadedAt: row.code_uploaded_at,
+    };
   }
 
   async code(tenantId: string, name: string, version: string): Promise<ServedCode> {

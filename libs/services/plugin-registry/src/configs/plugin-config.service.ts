@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { Tx } from '@comanda/persistence';
 import { EventTypes } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import { isUUID } from 'class-validator';
@@ -32,48 +33,49 @@ export class PluginConfigService {
     private readonly outbox: OutboxWriter,
   ) {}
 
-  async create(actor: RegistryActor, input: PluginConfigInput): Promise<PluginConfigView> {
-    return this.dataSource.transaction(async (manager) => {
-      await this.assertLoadable(manager, actor.tenantId, input);
-      const entity = manager.getRepository(PluginConfigEntity).create({
-        id: randomUUID(),
-        tenantId: actor.tenantId,
-        name: input.name,
-        version: input.version,
-        config: input.config,
-        extra: input.extra,
-        updatedBy: actor.clientId,
-      });
-      const saved = await manager.getRepository(PluginConfigEntity).save(entity);
-      await this.announce(manager, actor, saved);
-      return toView(saved);
+  async create(
+    manager: Tx,
+    actor: RegistryActor,
+    input: PluginConfigInput,
+  ): Promise<PluginConfigView> {
+    await this.assertLoadable(manager, actor.tenantId, input);
+    const entity = manager.getRepository(PluginConfigEntity).create({
+      id: randomUUID(),
+      tenantId: actor.tenantId,
+      name: input.name,
+      version: input.version,
+      config: input.config,
+      extra: input.extra,
+      updatedBy: actor.clientId,
     });
+    const saved = await manager.getRepository(PluginConfigEntity).save(entity);
+    await this.announce(manager, actor, saved);
+    return toView(saved);
   }
 
   /** Replaces the config with that id; switching versions is how a new plugin version goes live. */
   async update(
+    manager: Tx,
     actor: RegistryActor,
     id: string,
     input: PluginConfigInput,
   ): Promise<PluginConfigView> {
     if (!isUUID(id)) throw new PluginConfigNotFoundError(id);
-    return this.dataSource.transaction(async (manager) => {
-      const configs = manager.getRepository(PluginConfigEntity);
-      const entity = await configs.findOne({
-        where: { id, tenantId: actor.tenantId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!entity) throw new PluginConfigNotFoundError(id);
-      await this.assertLoadable(manager, actor.tenantId, input);
-      entity.name = input.name;
-      entity.version = input.version;
-      entity.config = input.config;
-      entity.extra = input.extra;
-      entity.updatedBy = actor.clientId;
-      const saved = await configs.save(entity);
-      await this.announce(manager, actor, saved);
-      return toView(saved);
+    const configs = manager.getRepository(PluginConfigEntity);
+    const entity = await configs.findOne({
+      where: { id, tenantId: actor.tenantId },
+      lock: { mode: 'pessimistic_write' },
     });
+    if (!entity) throw new PluginConfigNotFoundError(id);
+    await this.assertLoadable(manager, actor.tenantId, input);
+    entity.name = input.name;
+    entity.version = input.version;
+    entity.config = input.config;
+    entity.extra = input.extra;
+    entity.updatedBy = actor.clientId;
+    const saved = await configs.save(entity);
+    await this.announce(manager, actor, saved);
+    return toView(saved);
   }
 
   async list(tenantId: string, name?: string): Promise<PluginConfigView[]> {

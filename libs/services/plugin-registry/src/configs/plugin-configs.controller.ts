@@ -10,20 +10,30 @@ import {
   Query,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { PluginConfigListQueryDto } from './plugin-config-list.query';
 import { parsePluginConfigBody } from './plugin-config-body';
 import { PluginConfigService, type PluginConfigView } from './plugin-config.service';
+import { UnitOfWork } from '@comanda/persistence';
+import {
+  PluginConfigInputView,
+  PluginConfigListView,
+  StoredPluginConfigView,
+} from './plugin-config.view';
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
 @UseInterceptors(StorableInputInterceptor)
 export class PluginConfigsController {
-  constructor(private readonly configs: PluginConfigService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly configs: PluginConfigService,
+  ) {}
 
   /** The list integrators use to find a config id (the spec leaves its path open). */
   @Get('configs')
+  @ApiOkResponse({ type: PluginConfigListView })
   @RequirePermission('plugins:read')
   async list(
     @CurrentPrincipal() principal: Principal,
@@ -34,21 +44,29 @@ export class PluginConfigsController {
 
   @Post('configs')
   @HttpCode(201)
+  @ApiBody({ type: PluginConfigInputView })
+  @ApiCreatedResponse({ type: StoredPluginConfigView })
   @RequirePermission('plugins:write')
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
   ): Promise<PluginConfigView> {
-    return this.configs.create(principal, parsePluginConfigBody(body));
+    return this.unitOfWork.run((tx) =>
+      this.configs.create(tx, principal, parsePluginConfigBody(body)),
+    );
   }
 
   @Put(':id/config')
+  @ApiBody({ type: PluginConfigInputView })
+  @ApiOkResponse({ type: StoredPluginConfigView })
   @RequirePermission('plugins:write')
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: unknown,
   ): Promise<PluginConfigView> {
-    return this.configs.update(principal, id, parsePluginConfigBody(body));
+    return this.unitOfWork.run((tx) =>
+      this.configs.update(tx, principal, id, parsePluginConfigBody(body)),
+    );
   }
 }

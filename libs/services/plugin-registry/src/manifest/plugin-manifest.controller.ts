@@ -1,6 +1,6 @@
 import { StorableInputInterceptor } from '@comanda/http';
 import { Body, Controller, Get, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { PluginVersionParamsDto } from '../code/plugin-version.params';
@@ -8,15 +8,25 @@ import { manifestUrl } from '../plugin-urls';
 import type { PluginManifest } from './manifest-parameter';
 import { ManifestUploadQueryDto, PluginManifestDto } from './plugin-manifest.dto';
 import { PluginManifestService } from './plugin-manifest.service';
+import { PluginManifestView, StoredManifestView } from './plugin-manifest.view';
+import { UnitOfWork } from '@comanda/persistence';
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
 @UseInterceptors(StorableInputInterceptor)
 export class PluginManifestController {
-  constructor(private readonly manifests: PluginManifestService) {}
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly manifests: PluginManifestService,
+  ) {}
 
   /** The version comes from the body; 201 for its first manifest, 200 when replacing one. */
   @Post('manifest')
+  @ApiCreatedResponse({
+    type: StoredManifestView,
+    description: 'The first manifest of the version',
+  })
+  @ApiOkResponse({ type: StoredManifestView, description: 'The manifest of the version replaced' })
   @RequirePermission('plugins:write')
   async upload(
     @CurrentPrincipal() principal: Principal,
@@ -24,7 +34,9 @@ export class PluginManifestController {
     @Body() body: PluginManifestDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ name: string } & PluginManifest> {
-    const stored = await this.manifests.upload(principal, query.name, body);
+    const stored = await this.unitOfWork.run((tx) =>
+      this.manifests.upload(tx, principal, query.name, body),
+    );
     void reply
       .status(stored.overwritten ? 200 : 201)
       .header('location', manifestUrl(stored.name, stored.manifest.version));
@@ -32,6 +44,7 @@ export class PluginManifestController {
   }
 
   @Get(':name/versions/:version/manifest')
+  @ApiOkResponse({ type: PluginManifestView })
   @RequirePermission('plugins:read')
   async manifest(
     @CurrentPrincipal() principal: Principal,

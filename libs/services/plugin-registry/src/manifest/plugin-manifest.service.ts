@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventTypes } from '@comanda/contracts';
+import type { Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -30,31 +31,34 @@ export class PluginManifestService {
   ) {}
 
   /** Attaches the manifest to the version its body names; that version's code must exist. */
-  async upload(actor: RegistryActor, name: string, input: PluginManifest): Promise<StoredManifest> {
+  async upload(
+    manager: Tx,
+    actor: RegistryActor,
+    name: string,
+    input: PluginManifest,
+  ): Promise<StoredManifest> {
     const errors = checkManifest(input);
     if (errors.length > 0) throw new InvalidPluginManifestError(errors);
     const manifest = normalizeManifest(input);
 
-    return this.dataSource.transaction(async (manager) => {
-      const versions = manager.getRepository(PluginVersionEntity);
-      const key = { tenantId: actor.tenantId, name, version: manifest.version };
-      const current = await versions.findOne({
-        select: { tenantId: true, name: true, version: true, manifestUploadedAt: true },
-        where: key,
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!current) throw new PluginCodeMissingError(name, manifest.version);
-      // TypeORM's partial type cannot follow `unknown` (a parameter default) inside jsonb.
-      const manifestColumn = manifest as QueryDeepPartialEntity<PluginManifest>;
-      await versions.update(key, { manifest: manifestColumn, manifestUploadedAt: new Date() });
-      await this.outbox.add(manager, {
-        type: EventTypes.PluginManifestUploaded,
-        tenantId: actor.tenantId,
-        subject: versionSubject(name, manifest.version),
-        data: { name, version: manifest.version },
-      });
-      return { name, manifest, overwritten: current.manifestUploadedAt !== null };
+    const versions = manager.getRepository(PluginVersionEntity);
+    const key = { tenantId: actor.tenantId, name, version: manifest.version };
+    const current = await versions.findOne({
+      select: { tenantId: true, name: true, version: true, manifestUploadedAt: true },
+      where: key,
+      lock: { mode: 'pessimistic_write' },
     });
+    if (!current) throw new PluginCodeMissingError(name, manifest.version);
+    // TypeORM's partial type cannot follow `unknown` (a parameter default) inside jsonb.
+    const manifestColumn = manifest as QueryDeepPartialEntity<PluginManifest>;
+    await versions.update(key, { manifest: manifestColumn, manifestUploadedAt: new Date() });
+    await this.outbox.add(manager, {
+      type: EventTypes.PluginManifestUploaded,
+      tenantId: actor.tenantId,
+      subject: versionSubject(name, manifest.version),
+      data: { name, version: manifest.version },
+    });
+    return { name, manifest, overwritten: current.manifestUploadedAt !== null };
   }
 
   async manifest(tenantId: string, name: string, version: string): Promise<PluginManifest> {

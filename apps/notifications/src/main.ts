@@ -1,0 +1,4 @@
+import { runServiceMain } from '@comanda/runtime';
+import { notificationsService } from '@comanda/service-notifications';
+
+void runServiceMain(notificationsService);

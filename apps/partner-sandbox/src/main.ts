@@ -1,0 +1,4 @@
+import { runServiceMain } from '@comanda/runtime';
+import { partnerSandboxService } from '@comanda/service-partner-sandbox';
+
+void runServiceMain(partnerSandboxService);

@@ -1,0 +1,821 @@
+import { randomUUID } from 'node:crypto';
+import { connect, type Channel, type ChannelModel } from 'amqplib';
+import { createCloudEvent, type CloudEvent, type EventType } from '@comanda/contracts';
+import { RabbitMqBus } from '@comanda/messaging';
+import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+import {
+  deleteOrdersQueues,
+  GUEST,
+  ITEM_MAPPING,
+  STORE_MAPPING,
+  ordersTenant,
+  placeBasket,
+  placedReport,
+  seedStore,
+  type OrdersTenant,
+} from './orders-api';
+
+type Order = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const PLACEMENT_TIMEOUT_MS = 4000;
+
+describe('orders through the gateway', () => {
+  let broker: TestBroker;
+  let platform: TestPlatform;
+  let connection: ChannelModel;
+  let channel: Channel;
+  let publisher: RabbitMqBus;
+  let tenant: OrdersTenant;
+  let storeId: string;
+  const readyEvents: CloudEvent[] = [];
+  const allEvents: CloudEvent[] = [];
+  const queues: string[] = [];
+
+  const placement = ['orders:placement'] as const;
+  const reader = ['orders:read'] as const;
+
+  async function observe(routingKey: string, sink: CloudEvent[]): Promise<void> {
+    const { queue } = await channel.assertQueue('', { exclusive: true });
+    queues.push(queue);
+    await channel.bindQueue(queue, broker.exchange, routingKey);
+    // Acked once recorded, as a real POS adapter would (its own exclusive queue).
+    await channel.consume(queue, (message) => {
+      if (!message) return;
+      sink.push(JSON.parse(message.content.toString()) as CloudEvent);
+      channel.ack(message);
+    });
+  }
+
+  async function order(orderId: string, permissions: string[] = [...reader]): Promise<Order> {
+    const response = await tenant.as<Order>(permissions as never, 'GET', `/orders/${orderId}`);
+    expect(response.status).toBe(200);
+    return response.json;
+  }
+
+  function eventsOf(type: EventType, orderId: string): CloudEvent[] {
+    return allEvents.filter((event) => event.type === type && event.subject === orderId);
+  }
+
+  async function publish<T extends EventType>(type: T, data: CloudEvent<T>['data']): Promise<void> {
+    await publisher.publish(
+      createCloudEvent('/comanda/payments', {
+        type,
+        tenantId: tenant.tenantId,
+        subject: 'p',
+        data,
+      }),
+    );
+  }
+
+  beforeAll(async () => {
+    broker = await createTestBroker('e2e-orders');
+    platform = await startTestPlatform('e2e_orders', {
+      broker,
+      // This suite plays the payments service's part: it publishes the payment events itself.
+      without: ['payments'],
+      env: { PLACEMENT_TIMEOUT_MS: String(PLACEMENT_TIMEOUT_MS) },
+    });
+    connection = await connect(broker.url);
+    channel = await connection.createChannel();
+    tenant = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
+    // The way a POS adapter subscribes: its own binding on the tenant's routing key.
+    await observe(`order.ready_to_be_placed_in_pos.${tenant.tenantId}`, readyEvents);
+    await observe('#', allEvents);
+    publisher = new RabbitMqBus({
+      url: broker.url,
+      exchange: broker.exchange,
+      queuePrefix: broker.queuePrefix,
+      connectionName: 'orders-e2e-payments',
+    });
+    storeId = await seedStore(tenant, { paymentMerchantId: 'merchant-1' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await publisher?.close();
+    await connection?.close();
+    await platform?.close();
+    if (broker) {
+      await deleteOrdersQueues(broker);
+      const cleanup = await connect(broker.url);
+      const ch = await cleanup.createChannel();
+      await ch.deleteExchange(broker.exchange);
+      await cleanup.close();
+    }
+  });
+
+  describe('checkout', () => {
+    it('closes an order without payment at once and announces it once on the tenant routing key, without personal data', async () => {
+      const { orderId, status } = await placeBasket(tenant, storeId, {
+        requestedReadyTime: '2026-11-23T19:00:00Z',
+      });
+      expect(status).toBe('ready');
+      const [event] = await waitFor('the ready event', () => {
+        const found = readyEvents.filter((e) => e.subject === orderId);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(event).toMatchObject({
+        type: 'order.ready_to_be_placed_in_pos',
+        tenantid: tenant.tenantId,
+        data: { orderId, storeId, requestedReadyTime: '2026-11-23T19:00:00Z' },
+      });
+      expect(Object.keys(event.data).sort()).toEqual(['orderId', 'requestedReadyTime', 'storeId']);
+      const checkedOut = await waitFor(
+        'basket.checked_out',
+        () => eventsOf('basket.checked_out', orderId)[0],
+      );
+      expect(checkedOut.data).not.toHaveProperty('payment');
+      const text = JSON.stringify(allEvents.filter((e) => e.subject === orderId));
+      for (const personal of [GUEST.name, GUEST.email, GUEST.phone])
+        expect(text).not.toContain(personal);
+      expect(readyEvents.filter((e) => e.subject === orderId)).toHaveLength(1);
+    });
+
+    it('makes one order of a repeated checkout with one Idempotency-Key and answers the repeat deep-equal', async () => {
+      const basket = await tenant.as<{ id: string }>(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'pickup',
+        guest: GUEST,
+      });
+      await tenant.as(['storefront'], 'POST', `/baskets/${basket.json.id}/items`, {
+        menuItemId: 'fries',
+        quantity: 2,
+      });
+      const key = { 'idempotency-key': randomUUID() };
+      const answers = await Promise.all(
+        [1, 2, 3].map(() =>
+          tenant.as(['storefront'], 'POST', `/baskets/${basket.json.id}/checkout`, {}, key),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+      expect(answers[1].json).toEqual(answers[0].json);
+      expect(answers[2].json).toEqual(answers[0].json);
+      const other = await tenant.as<{ id: string }>(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'pickup',
+        guest: GUEST,
+      });
+      await tenant.as(['storefront'], 'POST', `/baskets/${other.json.id}/items`, {
+        menuItemId: 'fries',
+        quantity: 1,
+      });
+      const reused = await tenant.as(
+        ['storefront'],
+        'POST',
+        `/baskets/${other.json.id}/checkout`,
+        {},
+        key,
+      );
+      expect(reused.status).toBe(409);
+      expect(reused.json).toMatchObject({ code: 'checkout.idempotency_key_reused' });
+      const listed = await tenant.as<{ items: Order[] }>([...reader], 'GET', '/orders?limit=100');
+      expect(listed.json.items.filter((o) => o.basketId === basket.json.id)).toHaveLength(1);
+    });
+
+    it('refuses a menu item typed as a charge item, and a menu item twice', async () => {
+      const item = { id: 'x', type: 'deliveryFee', title: 'X', price: 1, mappingDetails: {} };
+      const typed = await tenant.as(['catalog:write'], 'PUT', `/stores/${storeId}/menu`, {
+        items: [item],
+      });
+      expect(typed.status).toBe(400);
+      const twice = await tenant.as(['catalog:write'], 'PUT', `/stores/${storeId}/menu`, {
+        items: [
+          { ...item, type: 'menuItem' },
+          { ...item, type: 'menuItem' },
+        ],
+      });
+      expect(twice.status).toBe(400);
+      expect(twice.json).toMatchObject({ code: 'menu.duplicate_item' });
+    });
+
+    it('requires an address for delivery and refuses a merchant other than the store’s', async () => {
+      const noAddress = await tenant.as(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'delivery',
+        guest: { name: 'A', email: 'a@example.com', phone: '1' },
+      });
+      expect(noAddress.status).toBe(400);
+      const wrongMerchant = await tenant.as(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'pickup',
+        guest: GUEST,
+        payment: { merchantId: 'someone-else', paymentMethod: 'card' },
+      });
+      expect(wrongMerchant.status).toBe(409);
+      expect(wrongMerchant.json).toMatchObject({ code: 'checkout.merchant_mismatch' });
+    });
+  });
+
+  describe('placement state table', () => {
+    it('closed → pos/placed: finalized as placed, report recorded, order.placed emitted; then 405 on both callbacks, kept in the timeline', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const start = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        {
+          placeOrderSessionId: randomUUID(),
+        },
+      );
+      expect(start.status).toBe(200);
+      const refs = { posOrderId: `pos-${randomUUID()}` };
+      const placed = await tenant.as(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/pos/placed`,
+        placedReport(refs),
+      );
+      expect(placed.status).toBe(200);
+      expect((await order(orderId)).status).toBe('placed');
+      await waitFor('order.placed', () => eventsOf('order.placed', orderId)[0]);
+      expect(eventsOf('order.placed', orderId)[0].data).toMatchObject({
+        orderId,
+        orderName: 'Check 42',
+        orderRefs: refs,
+      });
+
+      const again = await tenant.as(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/pos/placed`,
+        placedReport(),
+      );
+      const failed = await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/failed`, {
+        code: 'x',
+        message: 'y',
+      });
+      expect([again.status, failed.status]).toEqual([405, 405]);
+      expect(again.json).toMatchObject({ code: 'order.already_finalized' });
+      const after = await order(orderId);
+      expect(after.status).toBe('placed');
+      expect(after.timeline.filter((e: Order) => e.type === 'callback_refused')).toHaveLength(2);
+    });
+
+    it('closed → pos/failed: finalized as failed with the POS code, order.placement_failed (cause pos); then 405 on both callbacks', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      await tenant.as([...placement], 'POST', `/orders/${orderId}/place-order-session/start`, {
+        placeOrderSessionId: randomUUID(),
+      });
+      const failed = await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/failed`, {
+        code: 'pos.menu.item_unavailable',
+        message: 'Burger is sold out',
+        data: { plu: '000123' },
+      });
+      expect(failed.status).toBe(200);
+      const read = await order(orderId);
+      expect(read.status).toBe('failed');
+      expect(read.failure).toMatchObject({
+        code: 'pos.menu.item_unavailable',
+        message: 'Burger is sold out',
+        data: { plu: '000123' },
+      });
+      const event = await waitFor(
+        'order.placement_failed',
+        () => eventsOf('order.placement_failed', orderId)[0],
+      );
+      expect(event.data).toMatchObject({ cause: 'pos', code: 'pos.menu.item_unavailable' });
+      for (const path of ['pos/placed', 'pos/failed']) {
+        const body = path === 'pos/placed' ? placedReport() : { code: 'x', message: 'y' };
+        expect(
+          (await tenant.as([...placement], 'POST', `/orders/${orderId}/${path}`, body)).status,
+        ).toBe(405);
+      }
+    });
+
+    it('closed → session timeout: marked failed (placement.timeout) and finalized once; then 405 on both callbacks', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const session = randomUUID();
+      const first = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: session },
+      );
+      const repeat = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: session },
+      );
+      expect(repeat.status).toBe(200);
+      expect(repeat.json.placement.expiresAt).toBe(first.json.placement.expiresAt);
+      const failed = await waitFor(
+        'the placement timeout',
+        async () => {
+          const read = await order(orderId);
+          return read.status === 'failed' ? read : undefined;
+        },
+        { timeoutMs: PLACEMENT_TIMEOUT_MS + 20_000 },
+      );
+      expect(failed.failure.code).toBe('placement.timeout');
+      expect(eventsOf('order.placement_started', orderId)).toHaveLength(1);
+      expect(eventsOf('order.placement_started', orderId)[0].data).toMatchObject({
+        placeOrderSessionId: session,
+        expiresAt: first.json.placement.expiresAt,
+      });
+      expect(failed.timeline.filter((e: Order) => e.type === 'placement_timeout')).toHaveLength(1);
+      const event = await waitFor(
+        'order.placement_failed',
+        () => eventsOf('order.placement_failed', orderId)[0],
+      );
+      expect(event.data).toMatchObject({ cause: 'timeout', code: 'placement.timeout' });
+      expect(
+        (await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/placed`, placedReport()))
+          .status,
+      ).toBe(405);
+      expect(
+        (
+          await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/failed`, {
+            code: 'a',
+            message: 'b',
+          })
+        ).status,
+      ).toBe(405);
+    });
+
+    it('pos/placed racing the timeout ends in exactly one terminal state, answered 200 or 405', async () => {
+      // Several orders at once, each called back right at its deadline, to hit the window.
+      const orders = await Promise.all([1, 2, 3, 4].map(() => placeBasket(tenant, storeId)));
+      const starts = await Promise.all(
+        orders.map(({ orderId }) =>
+          tenant.as<Order>([...placement], 'POST', `/orders/${orderId}/place-order-session/start`, {
+            placeOrderSessionId: randomUUID(),
+          }),
+        ),
+      );
+      const results = await Promise.all(
+        orders.map(async ({ orderId }, index) => {
+          const expiresAt = Date.parse(starts[index].json.placement.expiresAt);
+          await waitFor('the deadline', () => Date.now() >= expiresAt, {
+            timeoutMs: PLACEMENT_TIMEOUT_MS + 5000,
+            intervalMs: 5,
+          });
+          return tenant.as([...placement], 'POST', `/orders/${orderId}/pos/placed`, placedReport());
+        }),
+      );
+      for (const [index, { orderId }] of orders.entries()) {
+        const final = await waitFor('a terminal state', async () => {
+          const read = await order(orderId);
+          return read.finalized ? read : undefined;
+        });
+        expect([200, 405]).toContain(results[index].status);
+        expect(final.status).toBe(results[index].status === 200 ? 'placed' : 'failed');
+        const terminal = final.timeline.filter((e: Order) =>
+          ['pos_placed', 'placement_timeout'].includes(e.type),
+        );
+        expect(terminal).toHaveLength(1);
+      }
+    });
+
+    it('answers 409 to a session start on an order still waiting for payment, and 400 with errors[] to a session id that is not a UUID', async () => {
+      const { orderId, status } = await placeBasket(tenant, storeId, {
+        payment: { merchantId: 'merchant-1', paymentMethod: 'card' },
+      });
+      expect(status).toBe('awaiting_payment');
+      const notReady = await tenant.as(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: randomUUID() },
+      );
+      expect(notReady.status).toBe(409);
+      expect(notReady.json).toMatchObject({ code: 'order.not_ready' });
+      const bad = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: 'nope' },
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.json.errors[0].path).toBe('placeOrderSessionId');
+    });
+
+    it('validates every field of the placed report with 400 and errors[], leaving the order open', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const cases: Array<Record<string, unknown>> = [
+        { ...placedReport(), orderName: undefined },
+        { ...placedReport(), datePlaced: 'yesterday' },
+        { ...placedReport(), estimatedReadyTime: undefined },
+        { ...placedReport(), cancelableUntil: '2026-13-01' },
+        { ...placedReport(), orderRefsDict: { a: 1 } },
+        { ...placedReport(), receipt: 42 },
+        { ...placedReport(), extensions: [1] },
+      ];
+      for (const body of cases) {
+        const response = await tenant.as<Order>(
+          [...placement],
+          'POST',
+          `/orders/${orderId}/pos/placed`,
+          body,
+        );
+        expect(response.status).toBe(400);
+        expect(response.json.errors.length).toBeGreaterThan(0);
+      }
+      expect((await order(orderId)).status).toBe('ready');
+    });
+  });
+
+  it("answers 404 for another tenant's order, basket and store, never the data", async () => {
+    const { orderId, basketId } = await placeBasket(tenant, storeId);
+    const other = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
+    // One after the other: each call provisions a client of the new tenant.
+    const answers = [
+      await other.as(['orders:read'], 'GET', `/orders/${orderId}`),
+      await other.as(['orders:placement'], 'POST', `/orders/${orderId}/pos/placed`, placedReport()),
+      await other.as(['storefront'], 'GET', `/baskets/${basketId}`),
+      await other.as(['storefront'], 'GET', `/stores/${storeId}/menu`),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 404]);
+    expect(answers[0].json).toMatchObject({ code: 'order.not_found' });
+    expect((await order(orderId)).status).toBe('ready');
+  });
+
+  describe('orderRefsDict', () => {
+    it('answers 409 to a value already tied to another order of the tenant, whatever its key, and keeps the order open; another tenant may use it', async () => {
+      const value = `pos-${randomUUID()}`;
+      const first = await placeBasket(tenant, storeId);
+      const second = await placeBasket(tenant, storeId);
+      expect(
+        (
+          await tenant.as(
+            [...placement],
+            'POST',
+            `/orders/${first.orderId}/pos/placed`,
+            placedReport({ posId: value }),
+          )
+        ).status,
+      ).toBe(200);
+      const taken = await tenant.as(
+        [...placement],
+        'POST',
+        `/orders/${second.orderId}/pos/placed`,
+        placedReport({ other: value }),
+      );
+      expect(taken.status).toBe(409);
+      expect(taken.json).toMatchObject({ code: 'order.ref_taken' });
+      expect((await order(second.orderId)).status).toBe('ready');
+
+      const elsewhere = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
+      const otherStore = await seedStore(elsewhere);
+      const theirs = await placeBasket(elsewhere, otherStore);
+      expect(
+        (
+          await elsewhere.as(
+            [...placement],
+            'POST',
+            `/orders/${theirs.orderId}/pos/placed`,
+            placedReport({ posId: value }),
+          )
+        ).status,
+      ).toBe(200);
+    });
+
+    it('lets exactly one of two concurrent pos/placed sharing a ref win', async () => {
+      const value = `pos-${randomUUID()}`;
+      const [a, b] = await Promise.all([
+        placeBasket(tenant, storeId),
+        placeBasket(tenant, storeId),
+      ]);
+      const answers = await Promise.all(
+        [a, b].map((o) =>
+          tenant.as(
+            [...placement],
+            'POST',
+            `/orders/${o.orderId}/pos/placed`,
+            placedReport({ ref: value }),
+          ),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const statuses = [(await order(a.orderId)).status, (await order(b.orderId)).status].sort();
+      expect(statuses).toEqual(['placed', 'ready']);
+    });
+  });
+
+  describe('the order POS adapters read', () => {
+    it('carries mappingDetails of store, items, charge items and discounts byte for byte, and no later menu change alters it', async () => {
+      // A tenant of its own: its charges config and catalogue changes touch no other test.
+      const tenant = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
+      const storeId = await seedStore(tenant, { paymentMerchantId: 'merchant-1' });
+      const chargeMapping = { 'fee.code': '0099', label: 'Liefer­gebühr "express"' };
+      const config = await tenant.as(['configs:write'], 'POST', '/entities/order-charges/configs', {
+        id: 'charges',
+        values: {
+          deliveryFee: { title: 'Delivery', amount: 500, mappingDetails: chargeMapping },
+          serviceCharge: { title: 'Service', amount: 150, mappingDetails: { sc: '01' } },
+        },
+      });
+      expect(config.status).toBe(200);
+      const basket = await tenant.as<Order>(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'delivery',
+        guest: GUEST,
+      });
+      await tenant.as(['storefront'], 'POST', `/baskets/${basket.json.id}/items`, {
+        menuItemId: 'burger',
+        quantity: 2,
+      });
+      const withCharges = await waitFor('the charge items from the config', async () => {
+        const read = await tenant.as<Order>(['storefront'], 'GET', `/baskets/${basket.json.id}`);
+        return read.json.chargeItems.length === 2 ? read.json : undefined;
+      });
+      const line = withCharges.lines[0];
+      const discountMapping = { 'loyalty.id': 'L-0001', reward: '½ price' };
+      const discounted = await tenant.as(
+        ['loyalty:write'],
+        'POST',
+        `/baskets/${basket.json.id}/discounts`,
+        {
+          id: 'disc-1',
+          title: 'Half a burger',
+          mappingDetails: discountMapping,
+          amounts: [{ itemId: line.id, unitId: line.units[1].id, value: 925 }],
+        },
+      );
+      expect(discounted.status).toBe(201);
+      const checkout = await tenant.as<Order>(
+        ['storefront'],
+        'POST',
+        `/baskets/${basket.json.id}/checkout`,
+        {},
+      );
+      const orderId = checkout.json.orderId;
+      // The catalogue changes after the order is ready: mapping, title and price.
+      await tenant.as(['catalog:write'], 'PUT', `/stores/${storeId}`, {
+        name: 'Renamed',
+        currency: 'CHF',
+        mappingDetails: { changed: 'yes' },
+        paymentMerchantId: 'merchant-1',
+      });
+      await tenant.as(['catalog:write'], 'PUT', `/stores/${storeId}/menu`, {
+        items: [
+          {
+            id: 'burger',
+            type: 'menuItem',
+            title: 'Burger XL',
+            price: 9999,
+            mappingDetails: { plu: 'changed' },
+          },
+          {
+            id: 'fries',
+            type: 'menuItem',
+            title: 'Fries',
+            price: 600,
+            mappingDetails: { plu: '0042' },
+          },
+        ],
+      });
+      const started = await tenant.as<Order>(
+        ['orders:placement', 'personal-data:read'],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        {
+          placeOrderSessionId: randomUUID(),
+        },
+      );
+      expect(started.status).toBe(200);
+      const o = started.json;
+      expect(JSON.stringify(o.storeDetails.mappingDetails)).toBe(JSON.stringify(STORE_MAPPING));
+      expect(o.storeDetails.name).toBe('Zum Löwen');
+      const burger = o.items.find((item: Order) => item.menuItemId === 'burger');
+      expect(burger).toMatchObject({
+        title: 'Burger',
+        unitPrice: 1850,
+        quantity: 2,
+        type: 'menuItem',
+      });
+      expect(burger.units).toHaveLength(2);
+      expect(JSON.stringify(burger.mappingDetails)).toBe(JSON.stringify(ITEM_MAPPING));
+      const fee = o.items.find((item: Order) => item.type === 'deliveryFee');
+      expect(fee).toMatchObject({ title: 'Delivery', quantity: 1, unitPrice: 500 });
+      // Every key and value exactly; their order is the config store's (jsonb, like the bus).
+      expect(fee.mappingDetails).toStrictEqual(chargeMapping);
+      expect(o.items.find((item: Order) => item.type === 'serviceCharge')).toMatchObject({
+        unitPrice: 150,
+      });
+      expect(JSON.stringify(o.discounts[0].mappingDetails)).toBe(JSON.stringify(discountMapping));
+      expect(o.discounts[0].amounts).toEqual([
+        { itemId: burger.id, unitId: burger.units[1].id, value: 925 },
+      ]);
+      expect(o.totals).toMatchObject({
+        currency: 'CHF',
+        items: 3700,
+        charges: 650,
+        discounts: 925,
+        total: 3425,
+      });
+      expect(o.guest).toEqual(GUEST);
+    });
+
+    it('redacts guest name, e-mail, phone and address without personal-data:read, in the order, the ready list, the session start and the basket', async () => {
+      const { orderId, basketId } = await placeBasket(tenant, storeId, { fulfillment: 'delivery' });
+      const redacted = {
+        name: '[redacted]',
+        email: '[redacted]',
+        phone: '[redacted]',
+        address: '[redacted]',
+      };
+      expect((await order(orderId)).guest).toEqual(redacted);
+      expect((await order(orderId, ['orders:read', 'personal-data:read'])).guest).toEqual(GUEST);
+      const list = await tenant.as<{ items: Order[] }>(
+        [...reader],
+        'GET',
+        '/orders?placementStatus=ready&limit=100',
+      );
+      expect(list.json.items.find((o) => o.id === orderId)?.guest).toEqual(redacted);
+      const basket = await tenant.as<Order>(['storefront'], 'GET', `/baskets/${basketId}`);
+      expect(basket.json.guest).toEqual(redacted);
+      const start = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: randomUUID() },
+      );
+      expect(start.json.guest).toEqual(redacted);
+    });
+
+    it('lists ready orders for polling, paginated, and a finalized order leaves the list', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await tenant.as<{ items: Order[]; nextCursor?: string }>(
+          [...reader],
+          'GET',
+          `/orders?placementStatus=ready&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expect(page.status).toBe(200);
+        expect(page.json.items.length).toBeLessThanOrEqual(2);
+        expect(page.json.items.every((o) => o.status === 'ready')).toBe(true);
+        ids.push(...page.json.items.map((o) => o.id));
+        cursor = page.json.nextCursor;
+      } while (cursor);
+      expect(ids).toContain(orderId);
+      await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/failed`, {
+        code: 'x',
+        message: 'y',
+      });
+      const after = await tenant.as<{ items: Order[] }>(
+        [...reader],
+        'GET',
+        '/orders?placementStatus=ready&limit=100',
+      );
+      expect(after.json.items.map((o) => o.id)).not.toContain(orderId);
+    });
+
+    it('serves the receipt as text/plain exactly as reported and stores the confirmation e-mail with it', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const report = {
+        ...placedReport(),
+        receipt: 'ZUM LÖWEN\r\n  1 x Burger  18.50\n€ "quoted" \\ \n',
+      };
+      expect(
+        (await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/placed`, report)).status,
+      ).toBe(200);
+      const receipt = await tenant.as([...reader], 'GET', `/orders/${orderId}/receipt`);
+      expect(receipt.status).toBe(200);
+      expect(receipt.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(receipt.text).toBe(report.receipt);
+      const mail = await waitFor('the confirmation e-mail', async () => {
+        const read = await tenant.as<Order>(
+          ['orders:read', 'personal-data:read'],
+          'GET',
+          `/orders/${orderId}/confirmation-email`,
+        );
+        return read.status === 200 ? read.json : undefined;
+      });
+      expect(mail).toMatchObject({ to: GUEST.email, transport: 'stored' });
+      expect(mail.text).toContain(report.receipt);
+      expect(mail.html).toContain('&quot;quoted&quot;');
+      const redacted = await tenant.as<Order>(
+        [...reader],
+        'GET',
+        `/orders/${orderId}/confirmation-email`,
+      );
+      expect(redacted.json.to).toBe('[redacted]');
+    });
+  });
+
+  it('describes every route of the orders service in its OpenAPI document, with bodies and answers', async () => {
+    const orders = platform.services.get('orders');
+    const response = await fetch(`${orders?.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      paths: Record<string, Record<string, { requestBody?: unknown; responses: object }>>;
+    };
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [
+        // Every service with a database answers for its own dead letters (docs/operations.md).
+        '/admin/dead-letters',
+        '/admin/dead-letters/{id}',
+        '/admin/dead-letters/{id}/replay',
+        '/baskets',
+        '/baskets/{basketId}',
+        '/baskets/{basketId}/checkout',
+        '/baskets/{basketId}/discounts',
+        '/baskets/{basketId}/items',
+        '/event-subscriptions',
+        '/event-subscriptions/{id}',
+        '/event-subscriptions/{id}/deliveries',
+        '/event-subscriptions/{id}/deliveries/{deliveryId}/redeliver',
+        '/orders',
+        '/orders/{orderId}',
+        '/orders/{orderId}/confirmation-email',
+        '/orders/{orderId}/place-order-session/start',
+        '/orders/{orderId}/pos/failed',
+        '/orders/{orderId}/pos/placed',
+        '/orders/{orderId}/receipt',
+        '/stores/{storeId}',
+        '/stores/{storeId}/menu',
+      ]
+        .concat(Object.keys(document.paths).filter((path) => path.startsWith('/health')))
+        .sort(),
+    );
+    expect(document.paths['/orders/{orderId}/pos/placed'].post.requestBody).toBeDefined();
+    expect(document.paths['/baskets'].post.requestBody).toBeDefined();
+  });
+
+  describe('the payment leg of the saga', () => {
+    it('announces basket.checked_out with total and payment, closes the order on payment.authorized exactly once', async () => {
+      const { orderId } = await placeBasket(tenant, storeId, {
+        payment: { merchantId: 'merchant-1', paymentMethod: 'card' },
+        quantity: 2,
+      });
+      const checkedOut = await waitFor(
+        'basket.checked_out',
+        () => eventsOf('basket.checked_out', orderId)[0],
+      );
+      expect(checkedOut.data).toMatchObject({
+        orderId,
+        storeId,
+        total: { value: 3700, currency: 'CHF' },
+        payment: { merchantId: 'merchant-1', paymentMethod: 'card' },
+      });
+      const amount = { value: 3700, currency: 'CHF' };
+      await publish('payment.registered', { paymentId: 'pay-1', orderId, amount });
+      const authorized = createCloudEvent('/comanda/payments', {
+        type: 'payment.authorized',
+        tenantId: tenant.tenantId,
+        subject: 'pay-1',
+        data: { paymentId: 'pay-1', orderId, amount },
+      });
+      await publisher.publish(authorized);
+      await publisher.publish(authorized); // redelivered: the inbox applies it once
+      const ready = await waitFor('the order ready', async () => {
+        const read = await order(orderId);
+        return read.status === 'ready' ? read : undefined;
+      });
+      expect(ready.payments).toEqual([
+        expect.objectContaining({ paymentId: 'pay-1', status: 'authorized', amount }),
+      ]);
+      await waitFor('the ready event', () => readyEvents.find((e) => e.subject === orderId));
+      await publish('payment.authorized', { paymentId: 'pay-1', orderId, amount }); // a new event, out of place: recorded
+      await waitFor('the late event recorded', async () =>
+        (await order(orderId)).timeline.some((e: Order) => e.type === 'payment.authorized'),
+      );
+      expect(readyEvents.filter((e) => e.subject === orderId)).toHaveLength(1);
+
+      await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/placed`, placedReport());
+      const placed = await waitFor('order.placed', () => eventsOf('order.placed', orderId)[0]);
+      expect(placed.data).toMatchObject({ paymentId: 'pay-1' });
+    });
+
+    it('fails the order visibly on payment.failed, with the reason, and never announces it to POS', async () => {
+      const { orderId } = await placeBasket(tenant, storeId, {
+        payment: { merchantId: 'merchant-1', paymentMethod: 'card' },
+      });
+      await publish('payment.failed', {
+        paymentId: 'pay-2',
+        orderId,
+        amount: { value: 1850, currency: 'CHF' },
+        reason: 'authorization_failed',
+      });
+      const failed = await waitFor('the order failed', async () => {
+        const read = await order(orderId);
+        return read.status === 'failed' ? read : undefined;
+      });
+      expect(failed.failure).toMatchObject({
+        code: 'payment.failed',
+        message: 'authorization_failed',
+      });
+      expect(failed.payments[0]).toMatchObject({
+        paymentId: 'pay-2',
+        status: 'failed',
+        reason: 'authorization_failed',
+      });
+      const checkoutFailed = await waitFor(
+        'order.checkout_failed',
+        () => eventsOf('order.checkout_failed', orderId)[0],
+      );
+      expect(checkoutFailed.data).toEqual({ orderId, reason: 'authorization_failed' });
+      expect(readyEvents.find((e) => e.subject === orderId)).toBeUndefined();
+      const start = await tenant.as(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: randomUUID() },
+      );
+      expect(start.status).toBe(409);
+    });
+  });
+});

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, waitFor } from '@comanda/testing';
+import {
+  newPlatformState,
+  startTestPlatform,
+  type PlatformState,
+  type TestPlatform,
+} from '../support/platform';
+import { ordersTenant, placeBasket, seedStore } from './orders-api';
+
+type Order = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const DEADLINE_MS = 5000;
+
+/**
+ * The placement deadlines live in Postgres: a platform stopped while they are pending fires
+ * them after it starts again, once each.
+ */
+describe('placement deadlines across a restart', () => {
+  let state: PlatformState;
+  let running: TestPlatform | undefined;
+
+  async function boot(): Promise<TestPlatform> {
+    running = await startTestPlatform('e2e_orders_deadlines', {
+      state,
+      env: {
+        PLACEMENT_TIMEOUT_MS: String(DEADLINE_MS),
+        PLACEMENT_PICKUP_TIMEOUT_MS: String(DEADLINE_MS),
+      },
+    });
+    return running;
+  }
+
+  beforeAll(async () => {
+    state = newPlatformState(await createTestDatabase('e2e_orders_deadlines'));
+  });
+
+  afterAll(async () => {
+    await running?.close();
+    await state?.database.drop();
+  });
+
+  it('fails a started session (placement.timeout) and an order no POS picked up (placement.not_picked_up) after a restart, once each', async () => {
+    const first = await boot();
+    const tenantId = `deadlines-${randomUUID().slice(0, 8)}`;
+    const before = await ordersTenant(first, tenantId);
+    const storeId = await seedStore(before);
+    const started = await placeBasket(before, storeId);
+    const waiting = await placeBasket(before, storeId);
+    const session = await before.as<Order>(
+      ['orders:placement'],
+      'POST',
+      `/orders/${started.orderId}/place-order-session/start`,
+      { placeOrderSessionId: randomUUID() },
+    );
+    expect(session.status).toBe(200);
+    await running?.close();
+    running = undefined;
+
+    const second = await boot();
+    const after = await ordersTenant(second, tenantId);
+    const read = async (orderId: string) =>
+      (await after.as<Order>(['orders:read'], 'GET', `/orders/${orderId}`)).json;
+    const timedOut = await waitFor(
+      'the placement timeout after the restart',
+      async () => {
+        const order = await read(started.orderId);
+        return order.status === 'failed' ? order : undefined;
+      },
+      { timeoutMs: DEADLINE_MS + 30_000 },
+    );
+    expect(timedOut.failure.code).toBe('placement.timeout');
+    const notPickedUp = await waitFor(
+      'the pickup timeout after the restart',
+      async () => {
+        const order = await read(waiting.orderId);
+        return order.status === 'failed' ? order : undefined;
+      },
+      { timeoutMs: DEADLINE_MS + 30_000 },
+    );
+    expect(notPickedUp.failure.code).toBe('placement.not_picked_up');
+    // Fired once: one failing transition each, and a callback now finds the order finalized.
+    expect(
+      timedOut.timeline.filter((entry: Order) => entry.type === 'placement_timeout'),
+    ).toHaveLength(1);
+    expect(
+      notPickedUp.timeline.filter((entry: Order) => entry.type === 'pickup_timeout'),
+    ).toHaveLength(1);
+    const late = await after.as(
+      ['orders:placement'],
+      'POST',
+      `/orders/${started.orderId}/pos/failed`,
+      {
+        code: 'late',
+        message: 'too late',
+      },
+    );
+    expect(late.status).toBe(405);
+  });
+});

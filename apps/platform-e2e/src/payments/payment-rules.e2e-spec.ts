@@ -1,0 +1,186 @@
+import { succeed } from '@comanda/service-payments';
+import { waitFor } from '@comanda/testing';
+import { provisionClient } from '../support/clients';
+import { PaymentsWorld } from './payments-api';
+
+jest.setTimeout(120_000);
+
+describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)', () => {
+  let world: PaymentsWorld;
+
+  beforeAll(async () => {
+    world = await PaymentsWorld.start('e2e_payments', {
+      bus: 'rabbitmq',
+      partner: 'fake',
+      env: { PAYMENT_OPERATION_TIMEOUT_MS: '4000' },
+    });
+    world.partner.script('silent', (operation) =>
+      operation.operationType === 'registration' ? { status: 202 } : succeed(operation, 1),
+    );
+    world.partner.script('malformed', () => ({ status: 400 }));
+    world.partner.script('auth-declined', (operation) =>
+      operation.operationType === 'authorization'
+        ? { status: 202, event: 'authorization_failed' }
+        : succeed(operation, 1),
+    );
+  });
+  afterAll(() => world?.close());
+
+  it('never returns the signing secret in merchant reads', async () => {
+    const read = await world.expect<Record<string, unknown>>(
+      'GET',
+      `/payments/merchants/${world.merchantId}`,
+      200,
+    );
+    expect(read).toMatchObject({ id: world.merchantId, name: 'E2E merchant' });
+    expect(JSON.stringify(read)).not.toContain('e2e-partner-secret');
+    expect(read.notificationsUrl).toMatch(
+      new RegExp(`/notifications/merchants/${world.merchantId}$`),
+    );
+  });
+
+  it('takes a paid order from checkout through registration, authorization and placement to capture (rule 1)', async () => {
+    const orderId = await world.checkout('ok');
+    expect((await world.order(orderId)).status).toBe('awaiting_payment');
+    // The order reaches the POS only after authorization_succeeded.
+    await world.orderIn(orderId, 'ready');
+    await world.place(orderId, 'placed');
+    const payment = await world.paymentIn(orderId, 'captured');
+    expect(payment.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'succeeded'],
+      ['authorization', 'succeeded'],
+      ['capture', 'succeeded'],
+    ]);
+    const sent = world.partner.operationsOf(payment.id);
+    expect(sent.every((operation) => operation.signatureValid)).toBe(true);
+    expect(sent[0]?.body.amount).toEqual({ value: 3000, currency: 'EUR' });
+    const order = await waitFor('the order shows the capture', async () => {
+      const read = await world.order(orderId);
+      return read.payments[0]?.status === 'captured' && read;
+    });
+    expect(order.status).toBe('placed');
+    expect(order.payments).toEqual([
+      expect.objectContaining({ paymentId: payment.id, status: 'captured' }),
+    ]);
+  });
+
+  it('annuls the payment exactly once when the POS fails the order after authorization (rule 2)', async () => {
+    const orderId = await world.checkout('ok');
+    await world.orderIn(orderId, 'ready');
+    await world.place(orderId, 'failed');
+    const payment = await world.paymentIn(orderId, 'annulled');
+    const types = world.partner
+      .operationsOf(payment.id)
+      .map((operation) => operation.body.operationType);
+    expect(types).toEqual(['registration', 'authorization', 'annulment']);
+    expect((await world.order(orderId)).status).toBe('failed');
+  });
+
+  it('fails the checkout and annuls when the partner never completes the registration (rules 3 and 4)', async () => {
+    const orderId = await world.checkout('silent');
+    const order = await world.orderIn(orderId, 'failed');
+    expect(order.failure).toMatchObject({
+      code: 'payment.failed',
+      message: 'registration_timed_out',
+    });
+    const payment = await world.paymentIn(orderId, 'annulled');
+    expect(payment.failureReason).toBe('registration_timed_out');
+    expect(payment.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'timed_out'],
+      ['annulment', 'succeeded'],
+    ]);
+  });
+
+  it('fails the checkout at once when the partner answers 400 to a malformed request (rule 7)', async () => {
+    const orderId = await world.checkout('malformed');
+    const order = await world.orderIn(orderId, 'failed');
+    expect(order.failure?.message).toMatch(/^registration_rejected/);
+    const payment = await world.paymentOf(orderId);
+    expect(payment.state).toBe('failed');
+    expect(payment.operations).toEqual([
+      expect.objectContaining({ type: 'registration', status: 'rejected' }),
+    ]);
+  });
+
+  it('fails the checkout when the partner declines the authorization, and sends no capture', async () => {
+    const orderId = await world.checkout('auth-declined');
+    const order = await world.orderIn(orderId, 'failed');
+    expect(order.failure?.message).toMatch(/^authorization_failed/);
+    const payment = await world.paymentOf(orderId);
+    expect(
+      world.partner.operationsOf(payment.id).map((operation) => operation.body.operationType),
+    ).toEqual(['registration', 'authorization']);
+  });
+
+  it('answers 404 for a payment id of no payment of the tenant, and 400 for a malformed one', async () => {
+    expect((await world.call('GET', '/payments/6f1c2a44-6b1e-4c9f-9d55-0a1b2c3d4e5f')).status).toBe(
+      404,
+    );
+    expect((await world.call('GET', '/payments/not-a-uuid')).status).toBe(400);
+  });
+
+  it('answers 422 for a partner URL that is not an http(s) URL, and 400 for a short secret', async () => {
+    const badUrl = await world.call('PUT', '/payments/merchants/m-bad', {
+      name: 'bad',
+      partnerUrl: 'ftp://partner.example.com',
+      signingSecret: 'a-long-enough-secret',
+    });
+    expect(badUrl.status).toBe(422);
+    expect(badUrl.body).toMatchObject({ code: 'merchant.partner_url_refused' });
+    const shortSecret = await world.call('PUT', '/payments/merchants/m-bad', {
+      name: 'bad',
+      partnerUrl: 'http://127.0.0.1:1/payments',
+      signingSecret: 'short',
+    });
+    expect(shortSecret.status).toBe(400);
+  });
+
+  it("keeps a tenant's payments and merchants from every other tenant", async () => {
+    const orderId = await world.checkout('ok');
+    const payment = await world.paymentOf(orderId);
+    const other = await provisionClient(world.platform, {
+      tenantId: `${world.tenantId}-other`,
+      permissions: ['payments:admin', 'orders:read'],
+    });
+    const asOther = async (method: string, path: string, body?: unknown) =>
+      fetch(`${world.platform.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${await other.token()}`,
+          'x-api-version': '0',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await asOther('GET', `/payments/${payment.id}`)).status).toBe(404);
+    expect((await asOther('GET', `/payments/merchants/${world.merchantId}`)).status).toBe(404);
+    const taken = await asOther('PUT', `/payments/merchants/${world.merchantId}`, {
+      name: 'squatter',
+      partnerUrl: 'http://127.0.0.1:1/payments',
+      signingSecret: 'another-long-enough-secret',
+    });
+    expect(taken.status).toBe(409);
+    expect(await taken.json()).toMatchObject({ code: 'merchant.id_taken' });
+  });
+
+  it('answers 403 without payments:admin on merchants and without orders:read on payments', async () => {
+    const storefront = await provisionClient(world.platform, {
+      tenantId: world.tenantId,
+      permissions: ['storefront'],
+    });
+    const token = await storefront.token();
+    const headers = { authorization: `Bearer ${token}`, 'x-api-version': '0' };
+    const merchant = await fetch(
+      `${world.platform.baseUrl}/payments/merchants/${world.merchantId}`,
+      { headers },
+    );
+    expect(merchant.status).toBe(403);
+    const payment = await fetch(
+      `${world.platform.baseUrl}/payments/6f1c2a44-6b1e-4c9f-9d55-0a1b2c3d4e5f`,
+      {
+        headers,
+      },
+    );
+    expect(payment.status).toBe(403);
+  });
+});

@@ -1,0 +1,44 @@
+import { createServer } from 'node:net';
+import { StartupError } from '@comanda/platform';
+import { ConfigError } from '@comanda/runtime';
+
+/** Fails before anything starts (a database initialised, a migration run) when PORT is taken. */
+export function ensurePortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolveFree, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolveFree()));
+  });
+}
+
+/**
+ * One line saying what went wrong and what to do: the message a user reads when `npm start`
+ * stops before it is ready. Errors Comanda made for this (settings, data folder, PostgreSQL)
+ * already say it; the system's own errors are translated here.
+ */
+export function describeStartupFailure(error: unknown): string {
+  if (error instanceof StartupError || error instanceof ConfigError) return error.message;
+  const system = error as NodeJS.ErrnoException & {
+    port?: number;
+    address?: string;
+    hostname?: string;
+  };
+  if (system?.syscall === 'listen' && system.code === 'EADDRINUSE') {
+    return (
+      `port ${system.port} is already in use on ${system.address}: stop what uses it, ` +
+      `or choose another port (PORT=${(system.port ?? 3000) + 1} npm start)`
+    );
+  }
+  if (system?.syscall === 'listen' && system.code === 'EACCES') {
+    return `port ${system.port} needs privileges this user does not have: choose a port above 1023 (PORT=3000 npm start)`;
+  }
+  if (system?.syscall === 'listen' && system.code === 'EADDRNOTAVAIL') {
+    return `HOST="${system.address}" is not an address of this machine: use 0.0.0.0 (all) or 127.0.0.1 (this machine only)`;
+  }
+  if (system?.code === 'ECONNREFUSED' || system?.code === 'ENOTFOUND') {
+    return `cannot reach ${system.address ?? system.hostname ?? 'a server'}${system.port ? `:${system.port}` : ''} (${system.code}): check DATABASE_URL / AMQP_URL, or unset them to use the embedded database and in-process bus`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `Comanda could not start: ${message.split('\n')[0]} (LOG_LEVEL=debug shows the details)`;
+}

@@ -1,0 +1,203 @@
+/**
+ * `npm run bench`: the platform's authenticated read path and token endpoint against the
+ * limit of this machine, measured in the same run (issue 10). Prints req/s, p50 and p99 of
+ * each path and its ratio to the baseline, p99 at 70 % of the gateway's maximum rate, the
+ * platform's RSS after the run and its time from start to ready. Nothing is asserted: the
+ * targets are read off the output (see bench/README.md).
+ *
+ * Needs PostgreSQL as the tests do (DATABASE_URL's server, or one on 127.0.0.1:5432).
+ * BENCH_SECONDS (default 10) sets the length of each measured run, BENCH_CONNECTIONS (50)
+ * the concurrent connections of the load generator.
+ */
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { provisionClient, requestToken } from '../apps/platform-e2e/src/support/clients';
+import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
+import { createTestDatabase } from '@comanda/testing';
+import type { LoadOptions, LoadResult } from './support/load';
+import { REGISTER, startChild, stopChild, type Started } from './support/children';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
+const WARM_UP_SECONDS = 3;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
+const TENANT = 'bench';
+/** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
+const ONLY = process.env.BENCH_ONLY;
+const runs = (name: string) => ONLY === undefined || ONLY === name;
+const SKIPPED: LoadResult = { perSecond: NaN, p50: NaN, p99: NaN, requests: 0, failures: 0 };
+
+interface Row {
+  name: string;
+  result: LoadResult;
+  /** The baseline run just before this one. */
+  base: LoadResult;
+}
+
+/** One autocannon run in a process of its own. */
+function load(options: LoadOptions): Promise<LoadResult> {
+  const child = fork(join(__dirname, 'support', 'load.ts'), [JSON.stringify(options)], {
+    execArgv: REGISTER,
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
+      resolve(JSON.parse(output.trim()) as LoadResult);
+    });
+  });
+}
+
+async function measure(options: Omit<LoadOptions, 'durationSeconds' | 'connections'>) {
+  await load({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
+  return load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
+}
+
+function rssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase('bench');
+  const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
+  let baseline: Started | undefined;
+  let platform: Started | undefined;
+  try {
+    baseline = await startChild('baseline-server.ts', { DATABASE_URL: database.url });
+    platform = await startChild('platform-server.ts', {
+      DATABASE_URL: database.url,
+      COMANDA_ENVIRONMENT: 'test',
+      COMANDA_ADMIN_CLIENT_ID: admin.clientId,
+      COMANDA_ADMIN_CLIENT_SECRET: admin.clientSecret,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      // The per-client rate limit would stop the load itself: lift it for the measurement.
+      GATEWAY_RATE_LIMIT_MAX: '100000000',
+    });
+    // provisionClient only calls the gateway with the admin client's credentials.
+    const handle = { baseUrl: platform.url, admin } as unknown as TestPlatform;
+    const client = await provisionClient(handle, {
+      tenantId: TENANT,
+      permissions: ['configs:read', 'configs:write'],
+    });
+    const path = `/entities/${TENANT}/configs`;
+    const written = await fetch(`${platform.url}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await client.token('configs:write')}`,
+        'x-api-version': '0',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ id: 'bench', values: { currency: 'CHF', tables: 12 } }),
+    });
+    if (written.status !== 200) throw new Error(`writing the config: ${written.status}`);
+    const probe = await requestToken(platform.url, TENANT, client);
+    if (probe.status !== 200) throw new Error(`token endpoint: ${probe.status}`);
+    const headers = {
+      authorization: `Bearer ${await client.token('configs:read')}`,
+      'x-api-version': '0',
+    };
+    const configStore = platform.services['config-store'];
+
+    // On a shared machine the load of other work changes from one minute to the next: each
+    // path is measured right after a run of the baseline, and its ratio is to that run.
+    const baselineOptions = { url: `${baseline.url}${path}`, expectStatus: 200 };
+    const first = await measure(baselineOptions);
+    const rows: Row[] = [
+      { name: 'baseline: Fastify + pg, one indexed read', result: first, base: first },
+    ];
+    const beside = async (
+      name: string,
+      selected: boolean,
+      options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
+    ): Promise<LoadResult> => {
+      if (!selected) {
+        rows.push({ name, result: SKIPPED, base: SKIPPED });
+        return SKIPPED;
+      }
+      const base = await load({
+        ...baselineOptions,
+        connections: CONNECTIONS,
+        durationSeconds: SECONDS,
+      });
+      const result = await measure(options);
+      rows.push({ name, result, base });
+      return result;
+    };
+    const gateway = await beside('config read through the gateway', runs('gateway'), {
+      url: `${platform.url}${path}`,
+      headers,
+      expectStatus: 200,
+    });
+    await beside('config read straight to config-store', runs('direct'), {
+      url: `${configStore}${path}`,
+      headers,
+      expectStatus: 200,
+    });
+    await beside('token endpoint (client credentials)', runs('token'), {
+      url: `${platform.url}/auth/${TENANT}/connect/token`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      }).toString(),
+      expectStatus: 200,
+    });
+    // For reading the figures: the service's framework with nothing behind it (no token, no
+    // database). Not a target; the distance from here to the read is what the read adds.
+    await beside('for reference: config-store /health/live', runs('direct'), {
+      url: `${configStore}/health/live`,
+      expectStatus: 200,
+    });
+    const rate = Math.max(1, Math.round(gateway.perSecond * 0.7));
+    const fixed = !runs('gateway')
+      ? SKIPPED
+      : await load({
+          url: `${platform.url}${path}`,
+          headers,
+          expectStatus: 200,
+          connections: CONNECTIONS,
+          durationSeconds: SECONDS,
+          overallRate: rate,
+        });
+    const rss = rssMb(platform.child.pid);
+
+    console.log(
+      `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARM_UP_SECONDS} s of warm-up; load from a separate process\n`,
+    );
+    console.log(
+      `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)}`,
+    );
+    for (const { name, result: r, base } of rows) {
+      console.log(
+        `${name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${String(r.failures).padStart(7)} ${base.perSecond.toFixed(0).padStart(11)} ${(r.perSecond / base.perSecond).toFixed(2).padStart(7)}`,
+      );
+    }
+    console.log(
+      `\ngateway read at a fixed ${rate} req/s (70 % of its maximum): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors`,
+    );
+    console.log(`platform RSS after the run: ${rss.toFixed(0)} MB`);
+    console.log(
+      `time from start to ready: platform ${(platform.readyMs / 1000).toFixed(1)} s, baseline ${(baseline.readyMs / 1000).toFixed(1)} s`,
+    );
+    console.log(`platform log: ${join(tmpdir(), 'comanda-bench-platform-server.log')}`);
+    console.log(
+      '\ntargets: gateway read ≥ 0.50 × base and p99 ≤ 20 ms at 70 %; straight read ≥ 0.70 × base; tokens ≥ 3000/s',
+    );
+  } finally {
+    await stopChild(platform?.child);
+    await stopChild(baseline?.child);
+    await database.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+/**
+ * The bench processes' children: a bench/support script forked with the bench's options,
+ * its output in a log file of its own, ready once it says so over IPC.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Started {
+  child: ChildProcess;
+  url: string;
+  services: Record<string, string>;
+  readyMs: number;
+}
+
+/** `node -r @swc-node/register`, as `npm start`. */
+export const REGISTER = ['-r', '@swc-node/register'];
+
+/** Where `script`'s output goes, under `logPrefix` (e.g. `comanda-bench`). */
+export function childLog(logPrefix: string, script: string): string {
+  return join(tmpdir(), `${logPrefix}-${script.replace(/\.ts$/, '')}.log`);
+}
+
+/**
+ * Forks bench/support/`script` and waits for its `ready` message. Its log goes to a file:
+ * connections a load generator drops at the end of a run are logged, and would bury the
+ * figures. BENCH_CPU_PROF=<dir> runs it with `--cpu-prof`, its profile in that directory.
+ */
+export function startChild(
+  script: string,
+  env: Record<string, string>,
+  logPrefix = 'comanda-bench',
+): Promise<Started> {
+  const started = performance.now();
+  const log = openSync(childLog(logPrefix, script), 'w');
+  const child = fork(join(__dirname, script), [], {
+    execArgv: [
+      ...REGISTER,
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+    ],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log, 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before ready`)));
+    child.once('message', (message: { url: string; services?: Record<string, string> }) =>
+      resolve({
+        child,
+        url: message.url,
+        services: message.services ?? {},
+        readyMs: performance.now() - started,
+      }),
+    );
+  });
+}
+
+/** Disconnects the child (it stops itself on that) and waits for it to exit. */
+export function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.disconnect();
+  });
+}

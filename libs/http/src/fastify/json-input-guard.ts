@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
+import type { ProblemFieldError } from '../problem/problem-details';
+import { RequestValidationError } from '../validation/request-validation.error';
+import { MAX_JSON_DEPTH } from '../storable/storable-text';
+
+/** What any one JSON body may hold, whatever route it is for. */
+export interface JsonInputLimits {
+  maxDepth: number;
+  maxKeysPerObject: number;
+  maxArrayLength: number;
+  maxStringLength: number;
+}
+
+export const DEFAULT_JSON_INPUT_LIMITS: JsonInputLimits = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxKeysPerObject: 1000,
+  maxArrayLength: 10_000,
+  maxStringLength: 256 * 1024,
+};
+
+interface Frame {
+  value: unknown;
+  depth: number;
+  key: string | number | undefined;
+  parent: Frame | undefined;
+}
+
+const MAX_PATH_CHARACTERS = 200;
+
+/** `values.deep[0][0]`, from the parent chain (built only on a breach, so deep input stays cheap). */
+function pathOf(frame: Frame): string {
+  const parts: string[] = [];
+  for (let at: Frame | undefined = frame; at?.key !== undefined; at = at.parent) {
+    parts.push(typeof at.key === 'number' ? `[${at.key}]` : `.${at.key}`);
+    if (parts.length > MAX_PATH_CHARACTERS) break;
+  }
+  const path = parts.reverse().join('').replace(/^\./, '');
+  return path.length > MAX_PATH_CHARACTERS ? `${path.slice(0, MAX_PATH_CHARACTERS)}…` : path;
+}
+
+/**
+ * The first limit a parsed JSON value breaks, with where, or undefined. Iterative, so a body
+ * nested 10,000 deep is measured without recursion, and it stops at the first breach.
+ */
+export function jsonLimitBreach(
+  value: unknown,
+  limits: JsonInputLimits,
+): ProblemFieldError | undefined {
+  const stack: Frame[] = [{ value, depth: 1, key: undefined, parent: undefined }];
+  while (stack.length > 0) {
+    const frame = stack.pop() as Frame;
+    const { value: current, depth } = frame;
+    const breach = (message: string) => ({ path: pathOf(frame), message });
+    if (typeof current === 'string') {
+      if (current.length > limits.maxStringLength) {
+        return breach(`must not be longer than ${limits.maxStringLength} characters`);
+      }
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > limits.maxDepth)
+      return breach(`must not nest deeper than ${limits.maxDepth} levels`);
+    if (Array.isArray(current)) {
+      if (current.length > limits.maxArrayLength) {
+        return breach(`must not have more than ${limits.maxArrayLength} items`);
+      }
+      current.forEach((item, index) =>
+        stack.push({ value: item, depth: depth + 1, key: index, parent: frame }),
+      );
+      continue;
+    }
+    const keys = Object.keys(current);
+    if (keys.length > limits.maxKeysPerObject) {
+      return breach(`must not have more than ${limits.maxKeysPerObject} members`);
+    }
+    for (const key of keys) {
+      if (key.length > limits.maxStringLength) {
+        return breach(`member names must not be longer than ${limits.maxStringLength} characters`);
+      }
+      stack.push({
+        value: (current as Record<string, unknown>)[key],
+        depth: depth + 1,
+        key,
+        parent: frame,
+      });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Replaces Fastify's JSON parser with one that refuses, before any validation runs, bodies
+ * deeper, wider or longer than the limits (400 `request.invalid`, naming where) and keeps Fastify's
+ * refusal of `__proto__` / `constructor.prototype` members.
+ */
+export function installJsonInputGuard(
+  fastify: FastifyInstance,
+  bodyLimit: number,
+  limits: JsonInputLimits = DEFAULT_JSON_INPUT_LIMITS,
+): void {
+  if (fastify.hasContentTypeParser('application/json')) {
+    fastify.removeContentTypeParser('application/json');
+  }
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit },
+    (_request: FastifyRequest, body: string | Buffer, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.length === 0) {
+        done(emptyJsonError(), undefined);
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = secureJson.parse(text, undefined, {
+          protoAction: 'error',
+          constructorAction: 'error',
+        });
+      } catch {
+        done(invalidJsonError(), undefined);
+        return;
+      }
+      const breach = jsonLimitBreach(parsed, limits);
+      if (breach) done(new RequestValidationError([breach]), undefined);
+      else done(null, parsed);
+    },
+  );
+}
+
+function emptyJsonError(): Error {
+  return Object.assign(
+    new Error('Body cannot be empty when content-type is set to application/json'),
+    {
+      statusCode: 400,
+      code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
+    },
+  );
+}
+
+function invalidJsonError(): Error {
+  return Object.assign(new Error('Body is not valid JSON'), {
+    statusCode: 400,
+    code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+  });
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Hands the body of `application/json` requests to the handler as the exact bytes received
+ * (a `Buffer`) on the routes `keepsRaw` selects, and parses JSON as usual everywhere else.
+ * For signed requests (`Comanda-Signature` is an HMAC over the raw body): re-serialised JSON
+ * is not the bytes that were signed. Call it from a module's `onModuleInit` (after Nest
+ * registered its own parsers, before the server listens).
+ */
+export function keepRawJsonBody(
+  fastify: FastifyInstance,
+  keepsRaw: (path: string) => boolean,
+): void {
+  const { bodyLimit, onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
+  const parseJson = fastify.getDefaultJsonParser(
+    onProtoPoisoning ?? 'error',
+    onConstructorPoisoning ?? 'error',
+  );
+  if (fastify.hasContentTypeParser('application/json')) {
+    fastify.removeContentTypeParser('application/json');
+  }
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit },
+    (request, body, done) => {
+      if (keepsRaw(request.url.split('?')[0])) {
+        done(null, body);
+        return;
+      }
+      parseJson(request, body.toString('utf8'), done);
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { ProblemError } from '../problem/problem.error';
+
+type Router = ReturnType<typeof FindMyWay>;
+
+const routers = new WeakMap<FastifyInstance, Router>();
+const routeLists = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * Records every route Fastify registers from now on, so a request for a known path with a
+ * method it lacks can be told apart from an unknown path (405 with `Allow`, not 404).
+ * Catch-all routes (`*`) are left out: they would make every path known.
+ */
+export function trackRoutes(fastify: FastifyInstance): void {
+  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  routers.set(fastify, router);
+  const list: Array<{ method: string; url: string }> = [];
+  routeLists.set(fastify, list);
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === '*' || route.url.endsWith('/*')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      list.push({ method, url: route.url });
+      try {
+        router.on(method as (typeof METHODS)[number], route.url, () => undefined);
+      } catch {
+        // Already known (Fastify and Nest may both announce a route): nothing to add.
+      }
+    }
+  });
+}
+
+/** Every route registered since `trackRoutes` (catch-alls left out): what a service serves. */
+export function registeredRoutes(
+  fastify: FastifyInstance,
+): ReadonlyArray<{ method: string; url: string }> {
+  return routeLists.get(fastify) ?? [];
+}
+
+/** The methods a known path answers to, or an empty list for a path no route matches. */
+export function allowedMethods(fastify: FastifyInstance, path: string): string[] {
+  const router = routers.get(fastify);
+  if (!router) return [];
+  return METHODS.filter((method) => router.find(method, path) !== null);
+}
+
+export class MethodNotAllowedError extends ProblemError {
+  constructor(method: string, path: string, allowed: readonly string[]) {
+    super({
+      status: 405,
+      code: 'request.method_not_allowed',
+      title: 'Method not allowed',
+      detail: `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`,
+      headers: { allow: allowed.join(', ') },
+    });
+  }
+}

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { EventTypes } from '@comanda/contracts';
+import {
+  createTestBroker,
+  createTestDatabase,
+  waitFor,
+  type TestBroker,
+  type TestDatabase,
+} from '@comanda/testing';
+import type { DataSource } from 'typeorm';
+import { openServiceDatabase, SCHEMA } from '../../outbox/test-support/messaging-test-env';
+import { deadLetterQueueName, retryQueueName } from '../../rabbitmq/queue-names';
+import { RabbitMqBus } from '../../rabbitmq/rabbitmq-bus';
+import { BrokerAdmin } from '../../rabbitmq/test-support/broker-admin';
+import { CRASH_WORKER } from './crash-worker';
+
+const REPO = resolve(__dirname, '../../../../..');
+const WORKER = join(__dirname, 'crash-worker.ts');
+
+/** One replica process; `exited` settles when it ends, however it ends. */
+export function startWorker(db: TestDatabase, broker: TestBroker) {
+  const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', WORKER], {
+    cwd: REPO,
+    env: {
+      // The child inherits the test's environment (PATH, DATABASE_URL, ...), not a config.
+      // eslint-disable-next-line no-restricted-syntax
+      ...process.env,
+      WORKER_DATABASE_URL: db.url,
+      WORKER_AMQP_URL: broker.url,
+      WORKER_EXCHANGE: broker.exchange,
+      WORKER_QUEUE_PREFIX: broker.queuePrefix,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let ended = false;
+  const exited = new Promise<string>((done) =>
+    child.on('exit', (code, signal) => {
+      ended = true;
+      done(`exit ${code ?? signal}: ${stderr.slice(-2_000)}`);
+    }),
+  );
+  return { child, exited, hasEnded: () => ended };
+}
+
+/**
+ * Like a supervisor: runs a replica, starts it again whenever it dies (each death must be a
+ * SIGKILL, the crash the tests cause), until `settled` says everything is done. Returns how
+ * many times a replica died.
+ */
+export async function superviseUntil(
+  db: TestDatabase,
+  broker: TestBroker,
+  settled: () => Promise<boolean>,
+  maxRestarts = 12,
+): Promise<number> {
+  let restarts = 0;
+  let worker = startWorker(db, broker);
+  try {
+    while (!(await settled())) {
+      await waitFor(
+        'everything to settle or the replica to die',
+        async () => worker.hasEnded() || (await settled()),
+        // A replica boots, works and dies within seconds; on a loaded CI machine, much later.
+        { timeoutMs: 150_000, intervalMs: 200 },
+      );
+      if (worker.hasEnded()) {
+        const how = await worker.exited;
+        if (!how.startsWith('exit SIGKILL')) throw new Error(`the replica ended otherwise: ${how}`);
+        restarts += 1;
+        if (restarts > maxRestarts) throw new Error(`still not settled after ${restarts} restarts`);
+        worker = startWorker(db, broker);
+      }
+    }
+  } finally {
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+  }
+  return restarts;
+}
+
+/** What a crash suite shares: its database and broker, and the crash worker's queue declared. */
+export interface CrashSuite {
+  db: TestDatabase;
+  broker: TestBroker;
+  admin: BrokerAdmin;
+  /** The test's own connection to the service's schema. */
+  observer: DataSource;
+  /** The test's own bus, for publishing as another service would. */
+  publisher: RabbitMqBus;
+  /** The worker's queue, prefix included. */
+  queue: string;
+  dispose(): Promise<void>;
+}
+
+/** Sets up a crash suite: topology before traffic, as every service declares it at start. */
+export async function startCrashSuite(label: string): Promise<CrashSuite> {
+  const db = await createTestDatabase(label.replace(/-/g, '_'));
+  const broker = await createTestBroker(label);
+  const admin = await BrokerAdmin.connect(broker.url);
+  const queue = `${broker.queuePrefix}${CRASH_WORKER.service}.${CRASH_WORKER.consumer}`;
+  admin.track(
+    queue,
+    deadLetterQueueName(queue),
+    ...CRASH_WORKER.retryDelaysMs.map((delay) => retryQueueName(queue, delay)),
+  );
+  const observer = await openServiceDatabase(db.url);
+  await observer.query(`CREATE TABLE IF NOT EXISTS "${SCHEMA}"."kills" (name text PRIMARY KEY)`);
+  const publisher = new RabbitMqBus({
+    url: broker.url,
+    exchange: broker.exchange,
+    queuePrefix: broker.queuePrefix,
+  });
+  await publisher.declare([
+    {
+      queue: `${CRASH_WORKER.service}.${CRASH_WORKER.consumer}`,
+      eventTypes: [EventTypes.OrderPlaced],
+      retry: { delaysMs: [...CRASH_WORKER.retryDelaysMs] },
+    },
+  ]);
+  return {
+    db,
+    broker,
+    admin,
+    observer,
+    publisher,
+    queue,
+    dispose: async () => {
+      await publisher.close();
+      await admin.dispose(broker.exchange);
+      await observer.destroy();
+      await db.drop();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { Controller, Delete, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '@comanda/http';
+import { Public } from '@comanda/security';
+import { UpstreamPools, type Upstream } from '../proxy/upstream-pools';
+
+const FORWARDED = ['authorization', 'x-api-version', 'x-request-id', 'traceparent'] as const;
+const TIMEOUT_MS = 5_000;
+const MAX_ITEMS = 500;
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface DeadLetterItem {
+  id: string;
+  failedAt: string;
+}
+
+/**
+ * `/admin/dead-letters` (docs/operations.md): asks every service for its own dead letters and
+ * merges them, newest first; a replay or purge goes to the service the id names (`orders.42`).
+ * Public here because the gateway verifies no token: every service checks `platform:admin`
+ * on the caller's token, and a refusal (401/403) is passed on as it came.
+ */
+@Public()
+@ApiExcludeController()
+@Controller('admin/dead-letters')
+export class DeadLettersAdminController {
+  constructor(private readonly pools: UpstreamPools) {}
+
+  @Get()
+  async list(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const query = request.query as { limit?: string };
+    const limit = Math.max(
+      1,
+      Math.min(Number.parseInt(query.limit ?? '100', 10) || 100, MAX_ITEMS),
+    );
+    const answers = await Promise.all(
+      this.pools.all().map(async (upstream) => ({
+        upstream,
+        answer: await this.ask(upstream, 'GET', `/admin/dead-letters?limit=${limit}`, request),
+      })),
+    );
+    const refusal = answers.find(({ answer }) => answer.status === 401 || answer.status === 403);
+    if (refusal) return this.send(reply, refusal.answer);
+    const items: DeadLetterItem[] = [];
+    const unavailable: string[] = [];
+    for (const { upstream, answer } of answers) {
+      if (answer.status === 200) {
+        items.push(...((answer.body as { items?: DeadLetterItem[] }).items ?? []));
+      } else if (answer.status !== 404) {
+        // 404: a service without a database has no dead letters.
+        unavailable.push(upstream.name);
+      }
+    }
+    items.sort((a, b) => b.failedAt.localeCompare(a.failedAt));
+    await reply
+      .status(200)
+      .type('application/json')
+      .send({ items: items.slice(0, limit), unavailable });
+  }
+
+  @Post(':id/replay')
+  async replay(
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.toOwner(id, 'POST', '/replay', request, reply);
+  }
+
+  @Delete(':id')
+  async purge(
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.toOwner(id, 'DELETE', '', request, reply);
+  }
+
+  /** Forwards a request about one dead letter to the service its id names. */
+  private async toOwner(
+    id: string,
+    method: 'POST' | 'DELETE',
+    suffix: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const path = `/admin/dead-letters/${encodeURIComponent(id)}${suffix}`;
+    return this.send(reply, await this.ask(this.owner(id), method, path, request));
+  }
+
+  /** `orders.42` → the orders service. */
+  private owner(id: string): Upstream {
+    const match = /^([a-z][a-z0-9-]{0,62})\.[0-9]{1,18}$/.exec(id);
+    const upstream = match ? this.pools.all().find((u) => u.name === match[1]) : undefined;
+    if (!upstream) {
+      throw new ProblemError({
+        status: 404,
+        code: 'dead_letter.not_found',
+        title: 'No such dead letter',
+        detail: `dead letter ids look like "<service>.<number>", e.g. "orders.42"; "${id.slice(0, 80)}" names no service`,
+      });
+    }
+    return upstream;
+  }
+
+  private async ask(
+    upstream: Upstream,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    request: FastifyRequest,
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    try {
+      const response = await upstream.pool.request({
+        method,
+        path,
+        headers,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
+      });
+      const text = await response.body.text();
+      return {
+        status: response.statusCode,
+        body: text ? (JSON.parse(text) as unknown) : undefined,
+      };
+    } catch {
+      return {
+        status: 503,
+        body: {
+          type: 'about:blank',
+          title: 'Service unavailable',
+          status: 503,
+          code: 'upstream.unavailable',
+          detail: `${upstream.name} did not answer`,
+        },
+      };
+    }
+  }
+
+  private async send(reply: FastifyReply, answer: Answer): Promise<void> {
+    const problem = answer.status >= 400;
+    reply.status(answer.status);
+    if (answer.body === undefined) return void (await reply.send());
+    await reply.type(problem ? 'application/problem+json' : 'application/json').send(answer.body);
+  }
+}

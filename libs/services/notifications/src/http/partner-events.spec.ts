@@ -1,0 +1,275 @@
+import { Client } from 'pg';
+import { connect } from 'amqplib';
+import { createCloudEvent, EventTypes, type CloudEvent } from '@comanda/contracts';
+import { deadLetterQueueName, RabbitMqBus } from '@comanda/messaging';
+import { signBody } from '@comanda/outbound';
+import { startService, type RunningService } from '@comanda/runtime';
+import {
+  createTestBroker,
+  createTestDatabase,
+  waitFor,
+  type TestBroker,
+  type TestDatabase,
+} from '@comanda/testing';
+// The proxy the messaging tests cut connections with; here it stands in front of PostgreSQL.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { TcpProxy } from '../../../../messaging/src/rabbitmq/test-support/tcp-proxy';
+import { notificationsService } from '../notifications.service-definition';
+import type { PartnerEvent } from '../domain/partner-event';
+import { aPartnerEvent } from '../testing/partner-event-builder';
+
+const OBSERVER_QUEUE = 'notifications-observer';
+const TENANT = 'tenant-notifications';
+const MERCHANT = 'merchant-a';
+const SECRET = 'whsec-merchant-a-ünïcode';
+
+describe('the partner event receiver', () => {
+  let database: TestDatabase;
+  let broker: TestBroker;
+  let proxy: TcpProxy;
+  let bus: RabbitMqBus;
+  let observer: RabbitMqBus;
+  let service: RunningService;
+  let sql: Client;
+  const published: CloudEvent[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('notifications');
+    broker = await createTestBroker('notifications');
+    const server = new URL(database.url);
+    proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
+    const busOptions = {
+      url: broker.url,
+      exchange: broker.exchange,
+      queuePrefix: broker.queuePrefix,
+    };
+    bus = new RabbitMqBus({ ...busOptions, connectionName: 'notifications-under-test' });
+    observer = new RabbitMqBus({ ...busOptions, connectionName: 'notifications-observer' });
+    await observer.subscribe({
+      queue: OBSERVER_QUEUE,
+      eventTypes: [EventTypes.PartnerEventReceived],
+      retry: { delaysMs: [] },
+      handler: async (message) => {
+        published.push(message.event);
+      },
+    });
+    service = await startService(notificationsService, {
+      port: 0,
+      databaseUrl: proxy.urlFor(database.url),
+      bus,
+      env: { LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '100', TIMER_POLL_MS: '100' },
+    });
+    sql = new Client({ connectionString: database.url });
+    await sql.connect();
+    // As payments announces a merchant: the only way the receiver learns its secret.
+    await observer.publish(
+      createCloudEvent('/comanda/payments', {
+        type: EventTypes.MerchantConfigured,
+        tenantId: TENANT,
+        subject: MERCHANT,
+        data: { merchantId: MERCHANT, signingSecret: SECRET },
+      }),
+    );
+    await waitFor('the merchant secret learnt from the bus', async () => {
+      const { rows } = await sql.query(
+        'SELECT 1 FROM notifications.merchant_secrets WHERE merchant_id = $1',
+        [MERCHANT],
+      );
+      return rows.length === 1 || undefined;
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await sql?.end();
+    // The last test cut the database for good: the final outbox flush cannot reach it.
+    await service?.close().catch((error: unknown) => {
+      if (!String(error).includes('ECONNREFUSED')) throw error;
+    });
+    await bus?.close();
+    await observer?.close();
+    await proxy?.stop();
+    await database?.drop();
+    if (!broker) return;
+    const connection = await connect(broker.url);
+    const channel = await connection.createChannel();
+    for (const queue of [
+      `${broker.queuePrefix}${OBSERVER_QUEUE}`,
+      `${broker.queuePrefix}notifications.merchant-secrets`,
+    ]) {
+      await channel.deleteQueue(queue);
+      await channel.deleteQueue(deadLetterQueueName(queue));
+    }
+    await channel.deleteExchange(broker.exchange);
+    await connection.close();
+  });
+
+  function post(
+    body: string,
+    signature: string | undefined,
+    merchantId: string = MERCHANT,
+  ): Promise<Response> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (signature !== undefined) headers['comanda-signature'] = signature;
+    return fetch(`${service.url}/notifications/merchants/${merchantId}/events`, {
+      method: 'POST',
+      headers,
+      body,
+    });
+  }
+
+  async function storedEvents(eventId: string): Promise<number> {
+    const { rows } = await sql.query(
+      'SELECT count(*)::int AS n FROM notifications.partner_events WHERE event_id = $1',
+      [eventId],
+    );
+    return (rows[0] as { n: number }).n;
+  }
+
+  it('stores a genuine event and hands it to payments as payment.partner_event_received', async () => {
+    const event = aPartnerEvent({ type: 'capture_failed', reason: 'insufficient funds' });
+    // Key order and spacing no serializer would reproduce: the signature covers these bytes.
+    const body = `{ "type":"${event.type}",  "eventId":"${event.eventId}", "paymentId":"${event.paymentId}", "operationId":"${event.operationId}", "occurredAt":"${event.occurredAt}", "reason":"${event.reason}", "partnerExtra": 1 }`;
+
+    const response = await post(body, signBody(SECRET, body));
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ eventId: event.eventId, status: 'stored' });
+    expect(await storedEvents(event.eventId)).toBe(1);
+    const onBus = await waitFor('the event on RabbitMQ', () =>
+      published.find(
+        (candidate) =>
+          candidate.data && (candidate.data as { eventId?: string }).eventId === event.eventId,
+      ),
+    );
+    expect(onBus).toMatchObject({
+      type: 'payment.partner_event_received',
+      tenantid: TENANT,
+      subject: event.paymentId,
+      source: '/comanda/notifications',
+      data: { merchantId: MERCHANT, ...event },
+    });
+  });
+
+  it('has one effect when the same genuine event is posted three times', async () => {
+    const event = aPartnerEvent();
+    const body = JSON.stringify(event);
+    const answers: Array<{ status: number; body: unknown }> = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await post(body, signBody(SECRET, body));
+      answers.push({ status: response.status, body: await response.json() });
+    }
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers.map((answer) => (answer.body as { status: string }).status)).toEqual([
+      'stored',
+      'duplicate',
+      'duplicate',
+    ]);
+    expect(await storedEvents(event.eventId)).toBe(1);
+    // A later event is published after the first one: once it is seen, a second copy of the
+    // first would have been seen too (one aggregate's events leave the outbox in order).
+    const marker = aPartnerEvent({ paymentId: event.paymentId });
+    const markerBody = JSON.stringify(marker);
+    expect((await post(markerBody, signBody(SECRET, markerBody))).status).toBe(200);
+    await waitFor('the marker event on RabbitMQ', () =>
+      published.find(
+        (candidate) => (candidate.data as { eventId: string }).eventId === marker.eventId,
+      ),
+    );
+    expect(
+      published.filter(
+        (candidate) => (candidate.data as { eventId: string }).eventId === event.eventId,
+      ),
+    ).toHaveLength(1);
+  });
+
+  describe('rejects, stores nothing and publishes nothing for', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const cases: Array<[string, (body: string) => string | undefined, string]> = [
+      [
+        'a tampered body',
+        (body) => signBody(SECRET, body.replace('registration', 'capture')),
+        MERCHANT,
+      ],
+      ['a wrong secret', (body) => signBody('not-the-merchant-secret', body), MERCHANT],
+      ['an old timestamp', (body) => signBody(SECRET, body, now() - 400), MERCHANT],
+      ['a timestamp from the future', (body) => signBody(SECRET, body, now() + 400), MERCHANT],
+      ['a signature without t', (body) => signBody(SECRET, body).replace(/^t=\d+,/, ''), MERCHANT],
+      ['a missing signature', () => undefined, MERCHANT],
+      ['a garbled signature', () => 'garbage', MERCHANT],
+      ['an unknown merchant', (body) => signBody(SECRET, body), 'merchant-nobody-configured'],
+      ['a merchant id the database cannot hold', (body) => signBody(SECRET, body), 'merchant%00'],
+    ];
+
+    it.each(cases)('%s (401)', async (_name, sign, merchantId) => {
+      const event = aPartnerEvent();
+      const body = JSON.stringify(event);
+      const response = await post(body, sign(body), merchantId);
+
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(await response.json()).toMatchObject({ code: 'notification.signature_invalid' });
+      expect(await storedEvents(event.eventId)).toBe(0);
+    });
+
+    it('malformed JSON, even when signed (400)', async () => {
+      const body = '{"eventId": "evt-broken",';
+      const response = await post(body, signBody(SECRET, body));
+
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'request.malformed_json' });
+      expect(await storedEvents('evt-broken')).toBe(0);
+    });
+
+    it('an event with a missing member or an unknown type (400)', async () => {
+      const partial: Partial<PartnerEvent> = aPartnerEvent({ type: 'refund_succeeded' as never });
+      delete partial.occurredAt;
+      const body = JSON.stringify(partial);
+      const response = await post(body, signBody(SECRET, body));
+
+      expect(response.status).toBe(400);
+      const problem = (await response.json()) as { code: string; errors: Array<{ path: string }> };
+      expect(problem.code).toBe('notification.invalid_event');
+      expect(problem.errors.map((error) => error.path).sort()).toEqual(['occurredAt', 'type']);
+      expect(await storedEvents(partial.eventId as string)).toBe(0);
+    });
+
+    it('a body that is not application/json (415)', async () => {
+      const event = aPartnerEvent();
+      const body = JSON.stringify(event);
+      const response = await fetch(`${service.url}/notifications/merchants/${MERCHANT}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'comanda-signature': signBody(SECRET, body) },
+        body,
+      });
+      expect(response.status).toBe(415);
+      expect(await storedEvents(event.eventId)).toBe(0);
+    });
+
+    it('a body over the size limit (413)', async () => {
+      const body = JSON.stringify({ ...aPartnerEvent(), reason: 'x'.repeat(70 * 1024) });
+      const response = await post(body, signBody(SECRET, body));
+      expect(response.status).toBe(413);
+    });
+  });
+
+  it('needs neither a bearer token nor X-Api-Version', async () => {
+    const event = aPartnerEvent();
+    const body = JSON.stringify(event);
+    const response = await post(body, signBody(SECRET, body));
+    expect(response.status).toBe(200);
+  });
+
+  // Last: the proxy stays cut.
+  it('answers 500, never 2xx, when its database is down', async () => {
+    const event = aPartnerEvent();
+    const body = JSON.stringify(event);
+    await proxy.stop();
+
+    const response = await post(body, signBody(SECRET, body));
+
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ status: 500 });
+    expect(await storedEvents(event.eventId)).toBe(0);
+  });
+});

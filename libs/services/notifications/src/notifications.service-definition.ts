@@ -1,0 +1,22 @@
+import type { ServiceDefinition } from '@comanda/runtime';
+import { NotificationsModule } from './notifications.module';
+import { CreateNotificationTables1763900000000 } from './persistence/create-notification-tables.migration';
+import { MerchantSecretEntity } from './persistence/merchant-secret.entity';
+import { PartnerEventEntity } from './persistence/partner-event.entity';
+
+/** A partner event is a few hundred bytes; anything near this is not one. */
+export const NOTIFICATIONS_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** The receiver of partner payment events, `/notifications/merchants/{id}/events`, schema `notifications`. */
+export const notificationsService: ServiceDefinition = {
+  name: 'notifications',
+  database: {
+    schema: 'notifications',
+    entities: [MerchantSecretEntity, PartnerEventEntity],
+    migrations: [CreateNotificationTables1763900000000],
+  },
+  module: NotificationsModule,
+  // Partners sign their events; they carry neither a bearer token nor X-Api-Version.
+  versionExemptPaths: ['/notifications/merchants/'],
+  bodyLimitBytes: NOTIFICATIONS_BODY_LIMIT_BYTES,
+};

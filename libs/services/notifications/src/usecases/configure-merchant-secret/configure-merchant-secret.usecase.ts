@@ -1,0 +1,47 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { MerchantConfigured } from '@comanda/contracts';
+import type { Tx } from '@comanda/persistence';
+import { MerchantSecretEntity } from '../../persistence/merchant-secret.entity';
+
+export interface ConfigureMerchantSecretCommand extends MerchantConfigured {
+  tenantId: string;
+  /** When payments configured the merchant (the event's `time`). */
+  configuredAt: Date;
+}
+
+export type MerchantSecretOutcome = 'stored' | 'stale' | 'other_tenant';
+
+/**
+ * Keeps the newest secret payments announced for a merchant. An announcement older than the
+ * one kept (delivered late) changes nothing; so does one from another tenant for a merchant
+ * id already taken, so no tenant can take over another's partner events.
+ */
+@Injectable()
+export class ConfigureMerchantSecret {
+  private readonly logger = new Logger(ConfigureMerchantSecret.name);
+
+  async execute(tx: Tx, command: ConfigureMerchantSecretCommand): Promise<MerchantSecretOutcome> {
+    const known = await tx.findOne(MerchantSecretEntity, {
+      where: { merchantId: command.merchantId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (known && known.tenantId !== command.tenantId) {
+      this.logger.warn(
+        `merchant ${command.merchantId} belongs to another tenant; the announcement of tenant ${command.tenantId} is ignored`,
+      );
+      return 'other_tenant';
+    }
+    if (known && known.configuredAt.getTime() > command.configuredAt.getTime()) return 'stale';
+    await tx.upsert(
+      MerchantSecretEntity,
+      {
+        merchantId: command.merchantId,
+        tenantId: command.tenantId,
+        signingSecret: command.signingSecret,
+        configuredAt: command.configuredAt,
+      },
+      ['merchantId'],
+    );
+    return 'stored';
+  }
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { EventTypes } from '@comanda/contracts';
+import { unstorableText } from '@comanda/http';
+import { OutboxWriter } from '@comanda/messaging';
+import { verifySignature } from '@comanda/outbound';
+import type { Tx } from '@comanda/persistence';
+import {
+  MalformedPartnerEventError,
+  PartnerEventUnauthenticatedError,
+} from '../../domain/notification.errors';
+import { parsePartnerEvent } from '../../domain/partner-event';
+import { MerchantSecretEntity } from '../../persistence/merchant-secret.entity';
+import { PartnerEventEntity } from '../../persistence/partner-event.entity';
+import type {
+  ReceivedPartnerEvent,
+  ReceivePartnerEventCommand,
+} from './receive-partner-event.command';
+
+/**
+ * Verifies a partner event against its merchant's secret, stores it once per
+ * (merchant, eventId) and hands it to payments as `payment.partner_event_received`, all in
+ * the caller's transaction: the partner hears 2xx only after both are committed.
+ */
+@Injectable()
+export class ReceivePartnerEvent {
+  constructor(private readonly outbox: OutboxWriter) {}
+
+  async execute(tx: Tx, command: ReceivePartnerEventCommand): Promise<ReceivedPartnerEvent> {
+    // An id PostgreSQL cannot even compare (U+0000) names no merchant.
+    const merchant =
+      unstorableText(command.merchantId).length === 0
+        ? await tx.findOneBy(MerchantSecretEntity, { merchantId: command.merchantId })
+        : null;
+    if (!merchant) throw new PartnerEventUnauthenticatedError('unknown_merchant');
+    const check = verifySignature(command.signature, command.rawBody, merchant.signingSecret);
+    if (!check.valid) throw new PartnerEventUnauthenticatedError(check.reason);
+
+    const parsed = parsePartnerEvent(command.rawBody);
+    if (!parsed.ok) throw new MalformedPartnerEventError(parsed.malformedJson, parsed.errors);
+    const { event } = parsed;
+
+    const inserted = await tx
+      .createQueryBuilder()
+      .insert()
+      .into(PartnerEventEntity)
+      .values({
+        merchantId: merchant.merchantId,
+        eventId: event.eventId,
+        tenantId: merchant.tenantId,
+        type: event.type,
+        paymentId: event.paymentId,
+        operationId: event.operationId,
+        occurredAt: new Date(event.occurredAt),
+        reason: event.reason ?? null,
+        rawBody: command.rawBody.toString('utf8'),
+      })
+      .orIgnore()
+      .returning(['eventId'])
+      .execute();
+    const duplicate = (inserted.raw as unknown[]).length === 0;
+    if (!duplicate) {
+      await this.outbox.add(tx, {
+        type: EventTypes.PartnerEventReceived,
+        tenantId: merchant.tenantId,
+        subject: event.paymentId,
+        data: { merchantId: merchant.merchantId, ...event },
+      });
+    }
+    return { eventId: event.eventId, duplicate };
+  }
+}

@@ -1,0 +1,56 @@
+import {
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { ProblemError, lookupTable } from '@comanda/http';
+import { catchError, type Observable } from 'rxjs';
+import { OrdersDomainError } from '../domain/order.errors';
+
+/** The one table from domain error codes to what a client sees. */
+export const ORDER_ERROR_STATUS: Readonly<Record<string, { status: number; title: string }>> =
+  lookupTable({
+    'store.not_found': { status: 404, title: 'Store not found' },
+    'menu.item_not_found': { status: 404, title: 'Menu item not found' },
+    'menu.duplicate_item': { status: 400, title: 'Duplicate menu item' },
+    'basket.not_found': { status: 404, title: 'Basket not found' },
+    'basket.checked_out': { status: 409, title: 'Basket already checked out' },
+    'basket.empty': { status: 409, title: 'Basket is empty' },
+    'basket.limit_reached': { status: 409, title: 'Basket limit reached' },
+    'basket.address_required': { status: 400, title: 'Address required' },
+    'discount.invalid_target': { status: 409, title: 'Discount names no unit of the basket' },
+    'discount.already_applied': { status: 409, title: 'Discount already applied' },
+    'checkout.merchant_mismatch': { status: 409, title: 'Payment merchant mismatch' },
+    'checkout.idempotency_key_reused': { status: 409, title: 'Idempotency-Key already used' },
+    'order.not_found': { status: 404, title: 'Order not found' },
+    'order.not_ready': { status: 409, title: 'Order not ready to be placed' },
+    'order.already_finalized': { status: 405, title: 'Order already finalized' },
+    'order.ref_taken': { status: 409, title: 'Order reference already used' },
+    'order.receipt_not_found': { status: 404, title: 'Receipt not found' },
+    'order.confirmation_email_not_found': { status: 404, title: 'Confirmation e-mail not found' },
+  });
+
+export function problemOf(error: OrdersDomainError): ProblemError {
+  const mapped = ORDER_ERROR_STATUS[error.code] ?? { status: 409, title: 'Conflict' };
+  return new ProblemError({
+    status: mapped.status,
+    code: error.code,
+    title: mapped.title,
+    detail: error.message,
+    // 405 must name what the resource still allows (RFC 9110): nothing but reads.
+    ...(mapped.status === 405 ? { headers: { allow: 'GET' } } : {}),
+  });
+}
+
+/** Turns the orders domain errors thrown by use cases into problem+json. */
+@Injectable()
+export class OrderErrorInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      catchError((error: unknown) => {
+        throw error instanceof OrdersDomainError ? problemOf(error) : error;
+      }),
+    );
+  }
+}

@@ -1,0 +1,95 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { LIMITS } from '../domain/limits';
+import { mappingDetailsProblem } from '../domain/mapping-details';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function IsMappingDetails(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isMappingDetails',
+      validator: {
+        validate: (value: unknown) => mappingDetailsProblem(value) === undefined,
+        defaultMessage: (args) => `$property ${mappingDetailsProblem(args?.value) ?? ''}`,
+      },
+    },
+    options,
+  );
+}
+
+/** An object of string keys to string values (orderRefsDict). */
+export function IsStringMap(
+  maxEntries: number,
+  maxLength: number,
+  options?: ValidationOptions,
+): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isStringMap',
+      validator: {
+        validate: (value: unknown) =>
+          isPlainObject(value) &&
+          Object.keys(value).length <= maxEntries &&
+          Object.entries(value).every(
+            ([key, entry]) =>
+              key.length <= maxLength &&
+              typeof entry === 'string' &&
+              entry.length > 0 &&
+              entry.length <= maxLength,
+          ),
+        defaultMessage: () =>
+          `$property must map at most ${maxEntries} keys to non-empty strings of at most ${maxLength} characters`,
+      },
+    },
+    options,
+  );
+}
+
+/** A JSON object (not an array, not null) whose serialized form stays within `maxBytes`. */
+export function IsObjectWithin(maxBytes: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isObjectWithin',
+      validator: {
+        validate: (value: unknown) =>
+          isPlainObject(value) && Buffer.byteLength(JSON.stringify(value), 'utf8') <= maxBytes,
+        defaultMessage: () => `$property must be a JSON object of at most ${maxBytes} bytes`,
+      },
+    },
+    options,
+  );
+}
+
+const ADDRESS_FIELDS = ['street', 'city', 'postalCode', 'country'] as const;
+
+/** A string, or `{street, city, postalCode, country}` of strings. */
+export function IsAddress(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isAddress',
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value === 'string') {
+            return value.trim().length > 0 && value.length <= LIMITS.addressLength;
+          }
+          if (!isPlainObject(value)) return false;
+          const keys = Object.keys(value);
+          return (
+            keys.length === ADDRESS_FIELDS.length &&
+            ADDRESS_FIELDS.every(
+              (field) =>
+                typeof value[field] === 'string' &&
+                (value[field] as string).length > 0 &&
+                (value[field] as string).length <= LIMITS.addressLength,
+            )
+          );
+        },
+        defaultMessage: () =>
+          '$property must be a non-empty string or {street, city, postalCode, country} of strings',
+      },
+    },
+    options,
+  );
+}

@@ -1,0 +1,29 @@
+import type { ServiceDefinition } from '@comanda/runtime';
+import { OrdersModule } from './orders.module';
+import { BasketEntity } from './persistence/basket.entity';
+import { ConfirmationEmailEntity } from './persistence/confirmation-email.entity';
+import { CreateOrdersTables1764000000000 } from './persistence/create-orders-tables.migration';
+import { OrderChargesEntity } from './persistence/order-charges.entity';
+import { OrderEntity } from './persistence/order.entity';
+import { StoreEntity } from './persistence/store.entity';
+import { SUBSCRIPTION_ENTITIES, SUBSCRIPTION_MIGRATIONS } from './subscriptions';
+
+/** Stores, menus, baskets and orders under `/stores`, `/baskets`, `/orders`, schema `orders`. */
+export const ordersService: ServiceDefinition = {
+  name: 'orders',
+  database: {
+    schema: 'orders',
+    entities: [
+      StoreEntity,
+      BasketEntity,
+      OrderEntity,
+      OrderChargesEntity,
+      ConfirmationEmailEntity,
+      ...SUBSCRIPTION_ENTITIES,
+    ],
+    migrations: [CreateOrdersTables1764000000000, ...SUBSCRIPTION_MIGRATIONS],
+  },
+  module: OrdersModule,
+  // Menus of the item limit with their mappingDetails fit; the gateway allows the same.
+  bodyLimitBytes: 1024 * 1024,
+};

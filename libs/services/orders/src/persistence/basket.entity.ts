@@ -1,0 +1,40 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { LIMITS } from '../domain/limits';
+import type { Discount, Fulfillment, Guest, OrderItem, PaymentRequest } from '../domain/order';
+
+@Entity({ name: 'baskets' })
+export class BasketEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id!: string;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: LIMITS.idLength })
+  tenantId!: string;
+
+  @Column({ name: 'store_id', type: 'varchar', length: LIMITS.idLength })
+  storeId!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  fulfillment!: Fulfillment;
+
+  @Column({ name: 'requested_ready_time', type: 'varchar', length: 64, nullable: true })
+  requestedReadyTime!: string | null;
+
+  @Column({ type: 'json' })
+  guest!: Guest;
+
+  @Column({ name: 'payment_request', type: 'json', nullable: true })
+  paymentRequest!: PaymentRequest | null;
+
+  /** Menu lines only; charge items come from the tenant's config when read. */
+  @Column({ type: 'json' })
+  lines!: OrderItem[];
+
+  @Column({ type: 'json' })
+  discounts!: Discount[];
+
+  @Column({ name: 'order_id', type: 'uuid', nullable: true })
+  orderId!: string | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

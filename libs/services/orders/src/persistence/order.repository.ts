@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import type { Tx } from '@comanda/persistence';
+import { OrderNotFoundError } from '../domain/order.errors';
+import type { OrderStatus } from '../domain/order';
+import { OrderEntity } from './order.entity';
+
+@Injectable()
+export class OrderRepository {
+  /** The order, locked for the rest of `tx` when `forUpdate` (every state change takes it). */
+  async get(tx: Tx, tenantId: string, orderId: string, forUpdate = false): Promise<OrderEntity> {
+    const order = await this.find(tx, tenantId, orderId, forUpdate);
+    if (!order) throw new OrderNotFoundError(orderId);
+    return order;
+  }
+
+  find(tx: Tx, tenantId: string, orderId: string, forUpdate = false): Promise<OrderEntity | null> {
+    if (!isUuid(orderId)) return Promise.resolve(null);
+    return tx.findOne(OrderEntity, {
+      where: { tenantId, id: orderId },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  async save(tx: Tx, order: OrderEntity): Promise<void> {
+    await tx.save(OrderEntity, order);
+  }
+
+  /** A page of the tenant's orders in one status, oldest first, after the cursor. */
+  async page(
+    tx: Tx,
+    tenantId: string,
+    status: OrderStatus | undefined,
+    after: { createdAt: Date; id: string } | undefined,
+    limit: number,
+  ): Promise<OrderEntity[]> {
+    const query = tx
+      .createQueryBuilder(OrderEntity, 'o')
+      .where('o.tenant_id = :tenantId', { tenantId })
+      .orderBy('o.created_at', 'ASC')
+      .addOrderBy('o.id', 'ASC')
+      .take(limit);
+    if (status) query.andWhere('o.status = :status', { status });
+    if (after) {
+      query.andWhere('(o.created_at, o.id) > (:createdAt, :id)', {
+        createdAt: after.createdAt,
+        id: after.id,
+      });
+    }
+    return query.getMany();
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids of baskets and orders are UUIDs: anything else names nothing (404, not a 500). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -1,0 +1,19 @@
+import { CreateWebhookTables1790000000000 } from './create-webhook-tables.migration';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
+
+// Webhook subscriptions: the orders service imports the module and adds these to its schema.
+export { SubscriptionsModule } from './subscriptions.module';
+export { WebhooksConfig } from './webhooks.config';
+export { SUBSCRIBABLE_EVENT_TYPES } from './subscribable-events';
+export type { SubscribableEventType } from './subscribable-events';
+export {
+  DELIVERY_ID_HEADER,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  SIGNATURE_HEADER_NAME,
+} from './webhook-sender';
+
+export const SUBSCRIPTION_ENTITIES = [WebhookSubscriptionEntity, WebhookDeliveryEntity];
+/** Run after the orders migrations: the tables live in the orders schema. */
+export const SUBSCRIPTION_MIGRATIONS = [CreateWebhookTables1790000000000];

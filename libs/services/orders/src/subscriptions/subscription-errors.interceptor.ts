@@ -1,0 +1,37 @@
+import {
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { ProblemError } from '@comanda/http';
+import { catchError, type Observable } from 'rxjs';
+import { SubscriptionDomainError } from './subscription.errors';
+
+const STATUS_BY_CODE = new Map<string, { status: number; title: string }>([
+  ['subscription.not_found', { status: 404, title: 'Event subscription not found' }],
+  ['subscription.delivery_not_found', { status: 404, title: 'Delivery not found' }],
+  ['subscription.limit_reached', { status: 409, title: 'Too many event subscriptions' }],
+]);
+const URL_REFUSED = { status: 422, title: 'Subscription URL refused' };
+
+/** The one table from subscription error codes to HTTP statuses (problem+json). */
+@Injectable()
+export class SubscriptionErrorsInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      catchError((error: unknown) => {
+        if (!(error instanceof SubscriptionDomainError)) throw error;
+        const { status, title } = STATUS_BY_CODE.get(error.code) ?? URL_REFUSED;
+        throw new ProblemError({
+          status,
+          code: error.code,
+          title,
+          detail: error.message,
+          errors: error.field ? [{ path: error.field, message: error.message }] : undefined,
+          cause: error,
+        });
+      }),
+    );
+  }
+}

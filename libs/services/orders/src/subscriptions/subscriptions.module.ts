@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { loadConfig, RUNTIME_ENV, type RuntimeEnv } from '@comanda/runtime';
+import { AttemptDelivery } from './attempt-delivery.usecase';
+import { DeliveryLog } from './delivery-log.usecase';
+import { DeliveryRetentionTimer } from './delivery-retention.timer';
+import { EnqueueDeliveries } from './enqueue-deliveries.usecase';
+import { ManageSubscriptions } from './manage-subscriptions.usecase';
+import { SubscriptionsController } from './subscriptions.controller';
+import { WebhookDeliveryTimer } from './webhook-delivery.timer';
+import { WebhookEventsConsumer } from './webhook-events.consumer';
+import { WebhookSender } from './webhook-sender';
+import { WebhooksConfig } from './webhooks.config';
+
+/**
+ * Webhook subscriptions of the orders service: `/event-subscriptions`, the `orders.webhooks`
+ * consumer that records deliveries and the `webhook-delivery` timer that attempts them.
+ */
+@Module({
+  controllers: [SubscriptionsController, WebhookEventsConsumer],
+  providers: [
+    {
+      provide: WebhooksConfig,
+      inject: [RUNTIME_ENV],
+      useFactory: (env: RuntimeEnv) => loadConfig(WebhooksConfig, env),
+    },
+    WebhookSender,
+    ManageSubscriptions,
+    EnqueueDeliveries,
+    AttemptDelivery,
+    DeliveryLog,
+    WebhookDeliveryTimer,
+    DeliveryRetentionTimer,
+  ],
+})
+export class SubscriptionsModule {}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { databaseNow, type Tx } from '@comanda/persistence';
+import { record, totalsOf } from '../../domain/order';
+import {
+  BasketCheckedOutError,
+  BasketEmptyError,
+  IdempotencyKeyReusedError,
+  PaymentMerchantMismatchError,
+} from '../../domain/order.errors';
+import { BasketRepository } from '../../persistence/basket.repository';
+import {
+  CheckoutKeysRepository,
+  type CheckoutAnswer,
+} from '../../persistence/checkout-keys.repository';
+import { OrderEntity } from '../../persistence/order.entity';
+import { OrderRepository } from '../../persistence/order.repository';
+import { OrderChargesRepository } from '../../persistence/order-charges.repository';
+import { StoreRepository } from '../../persistence/store.repository';
+import { priceBasket } from '../baskets/basket-view';
+import { CloseOrder } from '../close-order/close-order';
+import { OrderAnnouncer } from '../order-announcer';
+
+export interface CheckoutCommand {
+  tenantId: string;
+  basketId: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * Turns the basket into an order: a snapshot of its lines, the tenant's charge items, the
+ * discounts and the store. Without a payment the order closes at once; with one it waits
+ * for `payment.authorized` (payments runs that leg from `basket.checked_out`).
+ */
+@Injectable()
+export class Checkout {
+  constructor(
+    private readonly baskets: BasketRepository,
+    private readonly stores: StoreRepository,
+    private readonly charges: OrderChargesRepository,
+    private readonly orders: OrderRepository,
+    private readonly keys: CheckoutKeysRepository,
+    private readonly announcer: OrderAnnouncer,
+    private readonly closeOrder: CloseOrder,
+  ) {}
+
+  async execute(tx: Tx, command: CheckoutCommand): Promise<CheckoutAnswer> {
+    const { tenantId, idempotencyKey } = command;
+    const basket = await this.baskets.get(tx, tenantId, command.basketId, true);
+    if (idempotencyKey !== undefined) {
+      const claim = await this.keys.claim(tx, tenantId, idempotencyKey, basket.id);
+      if (!claim.claimed) {
+        if (claim.basketId !== basket.id || !claim.answer) throw new IdempotencyKeyReusedError();
+        return claim.answer;
+      }
+    }
+    if (basket.orderId) throw new BasketCheckedOutError(basket.id, basket.orderId);
+    if (basket.lines.length === 0) throw new BasketEmptyError();
+    const store = await this.stores.get(tx, tenantId, basket.storeId);
+    if (basket.paymentRequest && basket.paymentRequest.merchantId !== store.paymentMerchantId) {
+      throw new PaymentMerchantMismatchError(store.storeId);
+    }
+    const priced = priceBasket(basket, store.currency, await this.charges.valuesOf(tx, tenantId));
+    const now = await databaseNow(tx);
+    const order = Object.assign(new OrderEntity(), {
+      id: randomUUID(),
+      tenantId,
+      basketId: basket.id,
+      storeId: store.storeId,
+      status: basket.paymentRequest ? 'awaiting_payment' : 'ready',
+      fulfillment: basket.fulfillment,
+      requestedReadyTime: basket.requestedReadyTime,
+      guest: basket.guest,
+      storeDetails: {
+        id: store.storeId,
+        name: store.name,
+        currency: store.currency,
+        mappingDetails: store.mappingDetails,
+      },
+      items: priced.items,
+      discounts: basket.discounts,
+      totals: totalsOf(priced.items, basket.discounts, store.currency),
+      paymentRequest: basket.paymentRequest,
+      payments: [],
+      paymentId: null,
+      placement: null,
+      failure: null,
+      receipt: null,
+      timeline: [],
+      createdAt: now,
+      readyAt: null,
+      finalizedAt: null,
+      updatedAt: now,
+    } satisfies Partial<OrderEntity>);
+    record(order, 'checked_out', now, { basketId: basket.id });
+    basket.orderId = order.id;
+    await this.baskets.save(tx, basket);
+    await this.orders.save(tx, order);
+    await this.announcer.checkedOut(tx, order);
+    if (order.status === 'ready') {
+      await this.closeOrder.execute(tx, order, now);
+      await this.orders.save(tx, order);
+    }
+    const answer: CheckoutAnswer = { orderId: order.id, status: order.status };
+    if (idempotencyKey !== undefined)
+      await this.keys.remember(tx, tenantId, idempotencyKey, answer);
+    return answer;
+  }
+}

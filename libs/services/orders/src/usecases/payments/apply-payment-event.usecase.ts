@@ -1,0 +1,69 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { PaymentFailed, PaymentStateChanged } from '@comanda/contracts';
+import type { Tx } from '@comanda/persistence';
+import { move, nextStatus, record } from '../../domain/order';
+import { withPaymentUpdate } from '../../domain/order-payments';
+import { OrderRepository } from '../../persistence/order.repository';
+import { CloseOrder } from '../close-order/close-order';
+import { OrderAnnouncer } from '../order-announcer';
+
+export type PaymentEventStatus = 'registered' | 'authorized' | 'captured' | 'annulled' | 'failed';
+
+export interface PaymentEventCommand {
+  tenantId: string;
+  status: PaymentEventStatus;
+  event: PaymentStateChanged | PaymentFailed;
+}
+
+/**
+ * Keeps the order's `payments[]` and timeline from the payments service's events, and runs
+ * the order's leg of the saga: authorized closes it, failed fails it visibly. An event that
+ * makes no sense in the order's state is recorded, never an error (it would only dead-letter).
+ */
+@Injectable()
+export class ApplyPaymentEvent {
+  private readonly logger = new Logger(ApplyPaymentEvent.name);
+
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly closeOrder: CloseOrder,
+    private readonly announcer: OrderAnnouncer,
+  ) {}
+
+  async execute(tx: Tx, command: PaymentEventCommand): Promise<void> {
+    const { event, status } = command;
+    const order = await this.orders.find(tx, command.tenantId, event.orderId, true);
+    if (!order) {
+      this.logger.warn(`payment.${status} names order ${event.orderId}, unknown to its tenant`);
+      return;
+    }
+    const now = new Date();
+    const reason = 'reason' in event ? event.reason : undefined;
+    const entry = {
+      paymentId: event.paymentId,
+      status,
+      amount: event.amount,
+      ...(reason !== undefined ? { reason } : {}),
+      updatedAt: now.toISOString(),
+    };
+    order.payments = withPaymentUpdate(order.payments, entry);
+    const detail = { paymentId: event.paymentId, ...(reason !== undefined ? { reason } : {}) };
+
+    if (status === 'authorized' && nextStatus(order.status, 'payment_authorized')) {
+      order.paymentId = event.paymentId;
+      move(order, 'payment_authorized', now, detail);
+      await this.closeOrder.execute(tx, order, now);
+    } else if (status === 'failed' && nextStatus(order.status, 'payment_failed')) {
+      move(order, 'payment_failed', now, detail);
+      order.failure = {
+        code: 'payment.failed',
+        message: reason ?? 'The payment failed.',
+        at: now.toISOString(),
+      };
+      await this.announcer.checkoutFailed(tx, order);
+    } else {
+      record(order, `payment.${status}`, now, detail);
+    }
+    await this.orders.save(tx, order);
+  }
+}

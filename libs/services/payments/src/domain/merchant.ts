@@ -1,0 +1,14 @@
+/** A payment partner account of a tenant: where operations go and the secret both ways are signed with. */
+export interface Merchant {
+  id: string;
+  tenantId: string;
+  name: string;
+  partnerUrl: string;
+  signingSecret: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Ids appear in URL paths (`/notifications/merchants/{id}/events`): a conservative alphabet. */
+export const MERCHANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const MERCHANT_ID_MAX_LENGTH = 64;

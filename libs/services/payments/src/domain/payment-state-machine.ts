@@ -1,0 +1,342 @@
+import { lookupTable } from '@comanda/http';
+import type { PartnerEventType, PaymentOperationType } from '@comanda/contracts';
+
+/**
+ * The payment saga as a transition table. A payment only ever moves up the ranks below
+ * (capturing may stay in place while capture is retried), so a duplicate, late or
+ * out-of-order event can never move it backwards, capture it after it failed, or annul it
+ * twice: annulment is sent only on the one move into `annulling`.
+ */
+export const PAYMENT_STATES = [
+  'registration_pending',
+  'authorization_pending',
+  'authorized',
+  'capturing',
+  'captured',
+  'failed',
+  'annulling',
+  'annulled',
+  'annulment_failed',
+] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
+
+export const STATE_RANK: Readonly<Record<PaymentState, number>> = lookupTable({
+  registration_pending: 0,
+  authorization_pending: 1,
+  authorized: 2,
+  capturing: 3,
+  captured: 4,
+  failed: 4,
+  annulling: 5,
+  annulled: 6,
+  annulment_failed: 6,
+});
+
+export const TERMINAL_STATES: ReadonlySet<PaymentState> = new Set([
+  'captured',
+  'failed',
+  'annulled',
+  'annulment_failed',
+]);
+
+/** What can happen to a payment: partner events, answers to sending, the order, timers. */
+export type PaymentTrigger =
+  | { kind: 'partner_event'; type: PartnerEventType; operationId: string; reason?: string }
+  | { kind: 'operation_rejected'; operationId: string; reason: string }
+  | { kind: 'operation_timed_out'; operationId: string }
+  | { kind: 'order_placed' }
+  | { kind: 'order_placement_failed'; reason: string }
+  | { kind: 'capture_retry_due' }
+  | { kind: 'reservation_expired' };
+
+/** Payment events on the bus a transition announces. */
+export type AnnouncedEvent = 'registered' | 'authorized' | 'captured' | 'annulled' | 'failed';
+
+export type PaymentEffect =
+  | { kind: 'send'; operationType: PaymentOperationType; operationId: string }
+  | { kind: 'announce'; event: AnnouncedEvent }
+  | { kind: 'schedule_capture_retry'; at: Date }
+  | { kind: 'cancel_capture_retry' }
+  | { kind: 'schedule_reservation_expiry'; at: Date };
+
+export interface PendingOperation {
+  id: string;
+  type: PaymentOperationType;
+}
+
+/** The part of a payment the saga decides on. */
+export interface PaymentSaga {
+  state: PaymentState;
+  /** The operation whose completion the payment waits for; events for any other are ignored. */
+  pending: PendingOperation | null;
+  failureReason: string | null;
+  reservationExpiresAt: Date | null;
+  captureFailures: number;
+}
+
+export interface SagaPolicy {
+  reservationTtlMs: number;
+  /** Delay before the n-th capture retry (n = failures so far, 1-based); none left: wait for expiry. */
+  captureRetryDelaysMs: readonly number[];
+}
+
+export interface Decision {
+  applied: boolean;
+  /** Why an ignored trigger had no effect, or what an applied one did. */
+  note: string;
+  saga: PaymentSaga;
+  effects: PaymentEffect[];
+}
+
+interface Step {
+  now: Date;
+  policy: SagaPolicy;
+  newOperationId: () => string;
+  trigger: PaymentTrigger;
+}
+
+type Rule = (saga: PaymentSaga, step: Step) => Omit<Decision, 'applied'> | string;
+
+/** The name a trigger has in the table: partner events and `<operation>_rejected|_timed_out`. */
+export type TriggerName =
+  | PartnerEventType
+  | `${PaymentOperationType}_rejected`
+  | `${PaymentOperationType}_timed_out`
+  | 'order_placed'
+  | 'order_placement_failed'
+  | 'capture_retry_due'
+  | 'reservation_expired';
+
+export function triggerName(
+  trigger: PaymentTrigger,
+  pending: PendingOperation | null,
+): TriggerName | undefined {
+  switch (trigger.kind) {
+    case 'partner_event':
+      return trigger.type;
+    case 'operation_rejected':
+      return pending ? `${pending.type}_rejected` : undefined;
+    case 'operation_timed_out':
+      return pending ? `${pending.type}_timed_out` : undefined;
+    default:
+      return trigger.kind;
+  }
+}
+
+/** The operation a partner event completes: `capture_failed` completes a `capture`. */
+export function operationTypeOf(event: PartnerEventType): PaymentOperationType {
+  return event.slice(0, event.indexOf('_')) as PaymentOperationType;
+}
+
+function send(
+  type: PaymentOperationType,
+  step: Step,
+): { pending: PendingOperation; effect: PaymentEffect } {
+  const id = step.newOperationId();
+  return { pending: { id, type }, effect: { kind: 'send', operationType: type, operationId: id } };
+}
+
+function reasonOf(trigger: PaymentTrigger, fallback: string): string {
+  if ('reason' in trigger && trigger.reason) return `${fallback}: ${trigger.reason}`;
+  return fallback;
+}
+
+/** Payment failed before a reservation could exist: nothing to annul. */
+const failWithoutReservation =
+  (reason: string): Rule =>
+  (saga, step) => ({
+    note: `payment failed (${reason})`,
+    saga: {
+      ...saga,
+      state: 'failed',
+      pending: null,
+      failureReason: reasonOf(step.trigger, reason),
+    },
+    effects: [{ kind: 'announce', event: 'failed' }],
+  });
+
+/** The partner may hold a reservation we cannot see: fail, and annul it (rule 3). */
+const failAndAnnul =
+  (reason: string): Rule =>
+  (saga, step) => {
+    const annulment = send('annulment', step);
+    return {
+      note: `payment failed (${reason}); annulment sent`,
+      saga: { ...saga, state: 'annulling', pending: annulment.pending, failureReason: reason },
+      effects: [
+        { kind: 'announce', event: 'failed' },
+        { kind: 'cancel_capture_retry' },
+        annulment.effect,
+      ],
+    };
+  };
+
+const annul =
+  (why: string): Rule =>
+  (saga, step) => {
+    const annulment = send('annulment', step);
+    return {
+      note: `${why}; annulment sent`,
+      saga: { ...saga, state: 'annulling', pending: annulment.pending },
+      effects: [{ kind: 'cancel_capture_retry' }, annulment.effect],
+    };
+  };
+
+const reservationExpired = (saga: PaymentSaga, now: Date): boolean =>
+  saga.reservationExpiresAt !== null && now.getTime() >= saga.reservationExpiresAt.getTime();
+
+const captureFailed: Rule = (saga, step) => {
+  const failures = saga.captureFailures + 1;
+  const after = { ...saga, pending: null, captureFailures: failures };
+  if (reservationExpired(saga, step.now)) {
+    return annul(`capture failed ${failures} time(s) and the reservation expired`)(after, step);
+  }
+  const delay = step.policy.captureRetryDelaysMs[failures - 1];
+  const at = delay === undefined ? undefined : new Date(step.now.getTime() + delay);
+  if (at && (saga.reservationExpiresAt === null || at < saga.reservationExpiresAt)) {
+    return {
+      note: `capture failed (${failures}); retry at ${at.toISOString()}`,
+      saga: after,
+      effects: [{ kind: 'schedule_capture_retry', at }],
+    };
+  }
+  return {
+    note: `capture failed (${failures}); no retry before the reservation expires, annulment then`,
+    saga: after,
+    effects: [],
+  };
+};
+
+const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> = lookupTable({
+  registration_pending: {
+    registration_succeeded: (saga, step) => {
+      const authorization = send('authorization', step);
+      const expiresAt = new Date(step.now.getTime() + step.policy.reservationTtlMs);
+      return {
+        note: 'registered; authorization sent',
+        saga: {
+          ...saga,
+          state: 'authorization_pending',
+          pending: authorization.pending,
+          reservationExpiresAt: expiresAt,
+        },
+        effects: [
+          { kind: 'announce', event: 'registered' },
+          { kind: 'schedule_reservation_expiry', at: expiresAt },
+          authorization.effect,
+        ],
+      };
+    },
+    registration_failed: failWithoutReservation('registration_failed'),
+    registration_cancelled: failWithoutReservation('registration_cancelled'),
+    registration_rejected: failWithoutReservation('registration_rejected'),
+    registration_timed_out: failAndAnnul('registration_timed_out'),
+  },
+  authorization_pending: {
+    authorization_succeeded: (saga) => ({
+      note: 'authorized',
+      saga: { ...saga, state: 'authorized', pending: null },
+      effects: [{ kind: 'announce', event: 'authorized' }],
+    }),
+    authorization_failed: failWithoutReservation('authorization_failed'),
+    authorization_rejected: failWithoutReservation('authorization_rejected'),
+    authorization_timed_out: failAndAnnul('authorization_timed_out'),
+  },
+  authorized: {
+    order_placed: (saga, step) => {
+      const capture = send('capture', step);
+      return {
+        note: 'order placed; capture sent',
+        saga: { ...saga, state: 'capturing', pending: capture.pending },
+        effects: [capture.effect],
+      };
+    },
+    order_placement_failed: (saga, step) =>
+      annul(reasonOf(step.trigger, 'order placement failed after authorization'))(saga, step),
+    reservation_expired: annul('the reservation expired before the order was placed'),
+  },
+  capturing: {
+    capture_succeeded: (saga) => ({
+      note: 'captured',
+      saga: { ...saga, state: 'captured', pending: null },
+      effects: [{ kind: 'announce', event: 'captured' }],
+    }),
+    capture_failed: captureFailed,
+    capture_rejected: captureFailed,
+    capture_timed_out: failAndAnnul('capture_timed_out'),
+    capture_retry_due: (saga, step) => {
+      if (saga.pending) return 'a capture is already in flight';
+      if (reservationExpired(saga, step.now)) return annul('the reservation expired')(saga, step);
+      const capture = send('capture', step);
+      return {
+        note: `capture retried (after ${saga.captureFailures} failure(s))`,
+        saga: { ...saga, pending: capture.pending },
+        effects: [capture.effect],
+      };
+    },
+    reservation_expired: (saga, step) =>
+      // An in-flight capture ends in an event or a timeout, and either annuls from here.
+      saga.pending
+        ? 'a capture is in flight; its outcome decides'
+        : annul('the reservation expired while capture kept failing')(saga, step),
+  },
+  annulling: {
+    annulment_succeeded: (saga) => ({
+      note: 'annulled',
+      saga: { ...saga, state: 'annulled', pending: null },
+      effects: [{ kind: 'announce', event: 'annulled' }],
+    }),
+    annulment_failed: (saga, step) => ({
+      note: reasonOf(step.trigger, 'annulment failed'),
+      saga: { ...saga, state: 'annulment_failed', pending: null },
+      effects: [],
+    }),
+    annulment_rejected: (saga, step) => ({
+      note: reasonOf(step.trigger, 'annulment rejected by the partner'),
+      saga: { ...saga, state: 'annulment_failed', pending: null },
+      effects: [],
+    }),
+    annulment_timed_out: (saga) => ({
+      note: 'no annulment event within the operation timeout',
+      saga: { ...saga, state: 'annulment_failed', pending: null },
+      effects: [],
+    }),
+  },
+  captured: {},
+  failed: {},
+  annulled: {},
+  annulment_failed: {},
+});
+
+/** Decides what a trigger does to a payment; an ignored trigger leaves it unchanged. */
+export function decide(
+  saga: PaymentSaga,
+  trigger: PaymentTrigger,
+  now: Date,
+  policy: SagaPolicy,
+  newOperationId: () => string,
+): Decision {
+  const ignore = (note: string): Decision => ({ applied: false, note, saga, effects: [] });
+  if ('operationId' in trigger) {
+    if (!saga.pending || saga.pending.id !== trigger.operationId) {
+      return ignore('not the operation the payment waits for (duplicate, late or unknown)');
+    }
+    if (trigger.kind === 'partner_event' && operationTypeOf(trigger.type) !== saga.pending.type) {
+      return ignore(`${trigger.type} does not complete a ${saga.pending.type}`);
+    }
+  }
+  const name = triggerName(trigger, saga.pending);
+  const rule = name ? TABLE[saga.state][name] : undefined;
+  if (!rule) return ignore(`${name ?? trigger.kind} has no effect in state ${saga.state}`);
+  const outcome = rule(saga, { now, policy, newOperationId, trigger });
+  if (typeof outcome === 'string') return ignore(outcome);
+  if (STATE_RANK[outcome.saga.state] < STATE_RANK[saga.state]) {
+    throw new Error(`transition table moves ${saga.state} back to ${outcome.saga.state}`);
+  }
+  return { applied: true, ...outcome };
+}
+
+/** The table's rows, for documentation and tests. */
+export function transitionsOf(state: PaymentState): TriggerName[] {
+  return Object.keys(TABLE[state]) as TriggerName[];
+}

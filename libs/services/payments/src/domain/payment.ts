@@ -1,0 +1,68 @@
+import type { Money, PaymentOperationRequest, PaymentOperationType } from '@comanda/contracts';
+import type { PaymentSaga, PaymentState } from './payment-state-machine';
+
+/** A payment as stored: who pays what for which order, and where its saga stands. */
+export interface Payment {
+  id: string;
+  tenantId: string;
+  orderId: string;
+  merchantId: string;
+  paymentMethod: string;
+  amount: Money;
+  saga: PaymentSaga;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * `sending` until the partner answers 202 (`accepted`) or 400 (`rejected`); then the
+ * completion event makes it `succeeded` or `failed`, or the timeout `timed_out`.
+ */
+export type OperationStatus =
+  'sending' | 'accepted' | 'rejected' | 'succeeded' | 'failed' | 'timed_out';
+
+export interface PaymentOperation {
+  id: string;
+  paymentId: string;
+  type: PaymentOperationType;
+  status: OperationStatus;
+  sendAttempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  acceptedAt: Date | null;
+  completedAt: Date | null;
+  deadlineAt: Date;
+}
+
+/** One thing that happened to a payment, applied or not (duplicates are recorded too). */
+export interface PaymentEventRecord {
+  trigger: string;
+  eventId: string | null;
+  operationId: string | null;
+  reason: string | null;
+  applied: boolean;
+  note: string;
+  stateBefore: PaymentState;
+  stateAfter: PaymentState;
+  occurredAt: Date | null;
+  recordedAt: Date;
+}
+
+/** The operation request body of ARCHITECTURE.md, sent byte for byte on every retry. */
+export type OperationRequestBody = PaymentOperationRequest;
+
+export function operationRequestBody(
+  payment: Payment,
+  operationId: string,
+  operationType: PaymentOperationType,
+): OperationRequestBody {
+  return {
+    operationId,
+    operationType,
+    paymentId: payment.id,
+    orderId: payment.orderId,
+    merchantId: payment.merchantId,
+    amount: { value: payment.amount.value, currency: payment.amount.currency },
+    paymentMethod: payment.paymentMethod,
+  };
+}

@@ -1,0 +1,46 @@
+// Decorator metadata drives the conversion of environment strings: load the polyfill first.
+import 'reflect-metadata';
+import { IsInt, Matches, Max, Min } from 'class-validator';
+
+/** Settings of the payments service, read once at boot from the runtime's environment snapshot. */
+export class PaymentsConfig {
+  /** How long the partner has to send the completion event of an operation (rule 3). */
+  @IsInt()
+  @Min(100)
+  PAYMENT_OPERATION_TIMEOUT_MS: number = 60_000;
+
+  /** How long a reservation lives after registration; capture is never tried after it. */
+  @IsInt()
+  @Min(1_000)
+  RESERVATION_TTL_MS: number = 7 * 24 * 3_600_000;
+
+  /** Delays before each capture retry after `capture_failed`; once used up, annulment at expiry. */
+  @Matches(/^\d{1,10}(,\d{1,10}){0,49}$/, {
+    message: 'CAPTURE_RETRY_DELAYS_MS must be a comma-separated list of milliseconds',
+  })
+  CAPTURE_RETRY_DELAYS_MS: string = '60000,300000,1800000,7200000,21600000,86400000';
+
+  /** How often the sender looks for operations to send (new ones and due retries). */
+  @IsInt()
+  @Min(10)
+  PAYMENT_SEND_POLL_MS: number = 250;
+
+  /** First back-off after a network error or 5xx; doubles per attempt up to the maximum. */
+  @IsInt()
+  @Min(10)
+  PAYMENT_SEND_RETRY_BASE_MS: number = 500;
+
+  @IsInt()
+  @Min(10)
+  PAYMENT_SEND_RETRY_MAX_MS: number = 15_000;
+
+  /** One request to a partner, connect to last byte. */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  PAYMENT_SEND_REQUEST_TIMEOUT_MS: number = 10_000;
+}
+
+export function captureRetryDelaysMs(config: PaymentsConfig): number[] {
+  return config.CAPTURE_RETRY_DELAYS_MS.split(',').map(Number);
+}

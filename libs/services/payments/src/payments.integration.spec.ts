@@ -1,0 +1,393 @@
+import { EventTypes } from '@comanda/contracts';
+import { UnitOfWork } from '@comanda/persistence';
+import { waitFor } from '@comanda/testing';
+import { PaymentView } from './http/payment.view';
+import { FakePartner, succeed } from './testing/fake-partner';
+import { PaymentsHarness, TENANT } from './testing/payments-harness';
+import { GetPayment } from './usecases/get-payment/get-payment.usecase';
+
+jest.setTimeout(60_000);
+
+const MERCHANT = 'merchant-1';
+
+async function paymentOf(harness: PaymentsHarness, orderId: string): Promise<PaymentView> {
+  const id = await waitFor(`the payment of ${orderId}`, () => harness.paymentIdOf(orderId));
+  const details = await harness.service.app
+    .get(UnitOfWork)
+    .run((tx) => harness.service.app.get(GetPayment).execute(tx, TENANT, id));
+  return PaymentView.of(details);
+}
+
+function waitForState(
+  harness: PaymentsHarness,
+  orderId: string,
+  state: string,
+): Promise<PaymentView> {
+  return waitFor(`payment of ${orderId} in state ${state}`, async () => {
+    const payment = await paymentOf(harness, orderId);
+    return payment.state === state && payment;
+  });
+}
+
+describe('payments service with a partner over HTTP (real PostgreSQL and RabbitMQ)', () => {
+  let harness: PaymentsHarness;
+
+  beforeAll(async () => {
+    harness = await PaymentsHarness.start('payments', {
+      PAYMENT_OPERATION_TIMEOUT_MS: '2500',
+      RESERVATION_TTL_MS: '600000',
+      CAPTURE_RETRY_DELAYS_MS: '200',
+    });
+    await harness.configureMerchant(MERCHANT);
+  });
+  afterAll(() => harness?.close());
+
+  it('announces the merchant with its secret so the receiver can verify partner events', async () => {
+    const configured = await waitFor('payment.merchant_configured', () =>
+      harness.observed.find((event) => event.type === EventTypes.MerchantConfigured),
+    );
+    expect(configured.data).toEqual({
+      merchantId: MERCHANT,
+      signingSecret: 'partner-secret-0123456789',
+    });
+    expect(configured.tenantid).toBe('tenant-pay');
+  });
+
+  it('runs registration, authorization, then capture after placement, with signed idempotent requests (rule 1)', async () => {
+    const orderId = await harness.checkout(MERCHANT, 'ok', 4200);
+    await waitFor('payment.authorized', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+    );
+    const paymentId = (await harness.paymentIdOf(orderId)) as string;
+    await harness.orderPlaced(orderId, paymentId);
+    const payment = await waitForState(harness, orderId, 'captured');
+    await waitFor('payment.captured', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentCaptured),
+    );
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentRegistered,
+      EventTypes.PaymentAuthorized,
+      EventTypes.PaymentCaptured,
+    ]);
+    const requested = harness
+      .eventsOf(orderId)
+      .filter((event) => event.type === EventTypes.PaymentOperationRequested)
+      .map((event) => (event.data as { operationType: string }).operationType);
+    expect(requested).toEqual(['registration', 'authorization', 'capture']);
+    const sent = harness.partner.operationsOf(paymentId);
+    expect(sent.map((operation) => operation.body.operationType)).toEqual([
+      'registration',
+      'authorization',
+      'capture',
+    ]);
+    for (const operation of sent) {
+      expect(operation.signatureValid).toBe(true);
+      expect(operation.idempotencyKey).toBe(operation.body.operationId);
+      expect(operation.contentType).toBe('application/json');
+      expect(operation.body).toMatchObject({
+        paymentId,
+        orderId,
+        merchantId: MERCHANT,
+        amount: { value: 4200, currency: 'EUR' },
+        paymentMethod: 'ok',
+      });
+    }
+    expect(new Set(sent.map((operation) => operation.body.operationId)).size).toBe(3);
+    expect(payment.operations.map((operation) => operation.status)).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
+    expect(payment.events.filter((event) => event.applied).map((event) => event.trigger)).toEqual([
+      'checkout',
+      'registration_succeeded',
+      'authorization_succeeded',
+      'order_placed',
+      'capture_succeeded',
+    ]);
+  });
+
+  it('sends exactly one annulment when placement fails after authorization, however often it is reported (rule 2)', async () => {
+    const orderId = await harness.checkout(MERCHANT, 'ok');
+    await waitFor('payment.authorized', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+    );
+    const paymentId = (await harness.paymentIdOf(orderId)) as string;
+    for (let copy = 0; copy < 3; copy++) {
+      await harness.publish(EventTypes.OrderPlacementFailed, orderId, {
+        orderId,
+        code: 'POS_OFFLINE',
+        message: 'the POS did not answer',
+        cause: 'pos',
+        paymentId,
+      });
+    }
+    const payment = await waitForState(harness, orderId, 'annulled');
+    await waitFor('payment.annulled', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
+    );
+    // The two later reports are recorded and ignored.
+    await waitFor(
+      'every placement failure recorded',
+      async () =>
+        (await paymentOf(harness, orderId)).events.filter(
+          (event) => event.trigger === 'order_placement_failed',
+        ).length === 3,
+    );
+    const kinds = harness.partner
+      .operationsOf(paymentId)
+      .map((operation) => operation.body.operationType);
+    expect(kinds).toEqual(['registration', 'authorization', 'annulment']);
+    expect(kinds).not.toContain('capture');
+    expect(payment.operations.filter((operation) => operation.type === 'annulment')).toHaveLength(
+      1,
+    );
+  });
+
+  it('fails the payment and sends an annulment when no completion event arrives in time (rules 3 and 4)', async () => {
+    harness.partner.script('silent-registration', (operation) =>
+      operation.operationType === 'registration' ? { status: 202 } : succeed(operation, 1),
+    );
+    const orderId = await harness.checkout(MERCHANT, 'silent-registration');
+    const failed = await waitFor('payment.failed', () =>
+      harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
+    );
+    expect(failed.data).toMatchObject({ orderId, reason: 'registration_timed_out' });
+    const payment = await waitForState(harness, orderId, 'annulled');
+    expect(payment.failureReason).toBe('registration_timed_out');
+    expect(payment.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'timed_out'],
+      ['annulment', 'succeeded'],
+    ]);
+    expect(harness.typesOf(orderId)).not.toContain(EventTypes.PaymentAuthorized);
+  });
+
+  it('fails at once, without waiting for the timeout, when the partner answers 400 (rule 7)', async () => {
+    harness.partner.script('malformed', () => ({ status: 400 }));
+    const orderId = await harness.checkout(MERCHANT, 'malformed');
+    const failed = await waitFor(
+      'payment.failed',
+      () => harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
+      // Well inside the 2.5 s operation timeout: the 400 decided it.
+      { timeoutMs: 2_000 },
+    );
+    expect((failed.data as { reason: string }).reason).toMatch(/^registration_rejected/);
+    const payment = await paymentOf(harness, orderId);
+    expect(payment.state).toBe('failed');
+    expect(payment.operations).toEqual([
+      expect.objectContaining({ type: 'registration', status: 'rejected', sendAttempts: 1 }),
+    ]);
+    expect(harness.partner.operationsOf(payment.id)).toHaveLength(1);
+  });
+
+  it('retries a 503 with the same operation id and Idempotency-Key until the partner accepts', async () => {
+    harness.partner.script('flaky', (operation, attempt) =>
+      attempt <= 2 ? { status: 503 } : succeed(operation, attempt),
+    );
+    const orderId = await harness.checkout(MERCHANT, 'flaky');
+    await waitFor('payment.authorized', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+    );
+    const paymentId = (await harness.paymentIdOf(orderId)) as string;
+    const registrations = harness.partner
+      .operationsOf(paymentId)
+      .filter((operation) => operation.body.operationType === 'registration');
+    expect(registrations.map((operation) => operation.status)).toEqual([503, 503, 202]);
+    expect(new Set(registrations.map((operation) => operation.idempotencyKey)).size).toBe(1);
+    expect(new Set(registrations.map((operation) => operation.rawBody)).size).toBe(1);
+    expect(registrations[0]?.idempotencyKey).toBe(registrations[0]?.body.operationId);
+  });
+
+  it('never follows a redirect from the partner', async () => {
+    const target = new FakePartner('other', async () => undefined);
+    const targetUrl = await target.start();
+    try {
+      harness.partner.script('redirect', (operation) =>
+        operation.operationType === 'registration'
+          ? { status: 307, headers: { location: targetUrl } }
+          : succeed(operation, 1),
+      );
+      const orderId = await harness.checkout(MERCHANT, 'redirect');
+      const failed = await waitFor('payment.failed', () =>
+        harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
+      );
+      expect((failed.data as { reason: string }).reason).toBe('registration_timed_out');
+      expect(target.received).toEqual([]);
+      const payment = await paymentOf(harness, orderId);
+      expect(payment.operations[0]?.lastError).toMatch(/307/);
+    } finally {
+      await target.stop();
+    }
+  });
+
+  it('ignores duplicate, late and out-of-order partner events and records each of them', async () => {
+    harness.partner.script('manual', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'manual');
+    const registration = await waitFor('the registration request', async () => {
+      const id = await harness.paymentIdOf(orderId);
+      return id ? harness.partner.operationsOf(id)[0] : undefined;
+    });
+    const recorded = (count: number) =>
+      waitFor(`${count} events recorded`, async () => {
+        const payment = await paymentOf(harness, orderId);
+        return payment.events.length === count && payment;
+      });
+    // Out of order: a capture success naming the registration, before the real success.
+    await harness.partnerEvent(registration.body, 'capture_succeeded');
+    await recorded(2);
+    await harness.partnerEvent(registration.body, 'registration_succeeded');
+    await recorded(3);
+    // A duplicate (the partner re-posted it as a new event) and a late contradiction.
+    await harness.partnerEvent(registration.body, 'registration_succeeded');
+    await harness.partnerEvent(registration.body, 'registration_failed');
+    const payment = await recorded(5);
+    expect(payment.state).toBe('authorization_pending');
+    expect(payment.events.slice(0, 3).map((event) => [event.trigger, event.applied])).toEqual([
+      ['checkout', true],
+      ['capture_succeeded', false],
+      ['registration_succeeded', true],
+    ]);
+    expect(payment.events.slice(3).every((event) => !event.applied)).toBe(true);
+    expect(
+      payment.events
+        .slice(3)
+        .map((event) => event.trigger)
+        .sort(),
+    ).toEqual(['registration_failed', 'registration_succeeded']);
+    expect(harness.typesOf(orderId)).toEqual([EventTypes.PaymentRegistered]);
+  });
+
+  it('picks the saga up after restarts: events that arrived while it was down, and deadlines set before', async () => {
+    harness.partner.script('silent', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'silent');
+    const paymentId = await waitFor('the payment', () => harness.paymentIdOf(orderId));
+    const registration = await waitFor(
+      'the registration request',
+      () => harness.partner.operationsOf(paymentId)[0],
+    );
+    await harness.stop();
+    await harness.partnerEvent(registration.body, 'registration_succeeded');
+    await harness.start();
+    await waitFor('the authorization sent by the new process', () =>
+      harness.partner
+        .operationsOf(paymentId)
+        .some((operation) => operation.body.operationType === 'authorization'),
+    );
+    await harness.stop();
+    await harness.start();
+    // The authorization's timeout timer, set before the restart, still decides.
+    const payment = await waitForState(harness, orderId, 'annulment_failed');
+    expect(payment.failureReason).toBe('authorization_timed_out');
+    expect(payment.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'succeeded'],
+      ['authorization', 'timed_out'],
+      ['annulment', 'timed_out'],
+    ]);
+    const sent = harness.partner
+      .operationsOf(paymentId)
+      .map((operation) => operation.body.operationType);
+    expect(sent).toEqual(['registration', 'authorization', 'annulment']);
+  });
+
+  it("ignores a partner event that names another merchant's payment", async () => {
+    harness.partner.script('manual', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'manual');
+    const paymentId = await waitFor('the payment', () => harness.paymentIdOf(orderId));
+    const registration = await waitFor(
+      'the registration request',
+      () => harness.partner.operationsOf(paymentId)[0],
+    );
+    // Another merchant's partner, verified by the receiver with its own secret.
+    await harness.partnerEvent(
+      { ...registration.body, merchantId: 'merchant-2' },
+      'registration_failed',
+    );
+    await harness.partnerEvent(registration.body, 'registration_succeeded');
+    const payment = await waitForState(harness, orderId, 'authorization_pending');
+    expect(payment.events.map((event) => event.trigger)).toEqual([
+      'checkout',
+      'registration_succeeded',
+    ]);
+  });
+
+  it('records and ignores partner events naming ids that are not ours, without failing the consumer', async () => {
+    harness.partner.script('manual', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'manual');
+    const paymentId = await waitFor('the payment', () => harness.paymentIdOf(orderId));
+    const registration = await waitFor(
+      'the registration request',
+      () => harness.partner.operationsOf(paymentId)[0],
+    );
+    await harness.partnerEvent(
+      { ...registration.body, paymentId: 'pay-not-a-uuid' },
+      'registration_failed',
+    );
+    await harness.partnerEvent(
+      { ...registration.body, operationId: 'op-not-a-uuid' },
+      'registration_failed',
+    );
+    const recorded = await waitFor('the foreign operation id recorded', async () => {
+      const payment = await paymentOf(harness, orderId);
+      return payment.events.find((event) => event.operationId === 'op-not-a-uuid');
+    });
+    expect(recorded.applied).toBe(false);
+    await harness.partnerEvent(registration.body, 'registration_succeeded');
+    await waitForState(harness, orderId, 'authorization_pending');
+  });
+
+  it('fails the checkout visibly when the merchant is unknown', async () => {
+    const orderId = await harness.checkout('no-such-merchant', 'ok');
+    const failed = await waitFor('payment.failed', () =>
+      harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
+    );
+    expect((failed.data as { reason: string }).reason).toMatch(/^merchant_unknown/);
+  });
+});
+
+describe('capture retries until the reservation expires (rule 6)', () => {
+  let harness: PaymentsHarness;
+
+  beforeAll(async () => {
+    harness = await PaymentsHarness.start('payments_capture', {
+      PAYMENT_OPERATION_TIMEOUT_MS: '5000',
+      RESERVATION_TTL_MS: '4000',
+      CAPTURE_RETRY_DELAYS_MS: '300,300,300,300,300,300,300,300,300,300,300,300,300,300,300,300',
+    });
+    await harness.configureMerchant(MERCHANT);
+  });
+  afterAll(() => harness?.close());
+
+  it('retries capture after capture_failed, then sends one annulment and no capture after it', async () => {
+    harness.partner.script('capture-fails', (operation) =>
+      operation.operationType === 'capture'
+        ? { status: 202, event: 'capture_failed' }
+        : succeed(operation, 1),
+    );
+    const orderId = await harness.checkout(MERCHANT, 'capture-fails');
+    await waitFor('payment.authorized', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+    );
+    const paymentId = (await harness.paymentIdOf(orderId)) as string;
+    await harness.orderPlaced(orderId, paymentId);
+    const payment = await waitForState(harness, orderId, 'annulled');
+    await waitFor('payment.annulled', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
+    );
+    const kinds = harness.partner
+      .operationsOf(paymentId)
+      .map((operation) => operation.body.operationType);
+    const annulmentAt = kinds.indexOf('annulment');
+    expect(kinds.filter((kind) => kind === 'capture').length).toBeGreaterThanOrEqual(2);
+    expect(kinds.filter((kind) => kind === 'annulment')).toHaveLength(1);
+    expect(kinds.slice(annulmentAt + 1)).toEqual([]);
+    const reservationEnd = new Date(payment.reservationExpiresAt as string).getTime();
+    for (const capture of payment.operations.filter((operation) => operation.type === 'capture')) {
+      expect(new Date(capture.createdAt).getTime()).toBeLessThan(reservationEnd);
+    }
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentRegistered,
+      EventTypes.PaymentAuthorized,
+      EventTypes.PaymentAnnulled,
+    ]);
+  });
+});

@@ -1,0 +1,186 @@
+import {
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { OutboundHttp, signBody } from '@comanda/outbound';
+import { DataSource } from 'typeorm';
+import { schemaOf } from '@comanda/persistence';
+import { PaymentsConfig } from '../payments.config';
+import { PaymentRepository } from '../persistence/payment.repository';
+import { ApplyPaymentTrigger } from '../usecases/apply-trigger/apply-payment-trigger.usecase';
+
+interface ClaimedOperation {
+  id: string;
+  payment_id: string;
+  body: string;
+  send_attempts: number;
+  partner_url: string | null;
+  signing_secret: string | null;
+}
+
+type SendResult =
+  { kind: 'accepted' } | { kind: 'rejected'; reason: string } | { kind: 'retry'; error: string };
+
+/**
+ * Sends recorded operations to partners, outside any transaction. An operation is claimed
+ * with a lease (SKIP LOCKED, so replicas share the work), posted, and its outcome recorded
+ * in a new transaction. A crash between the post and the record lets the lease run out and
+ * the operation is posted again with the same body and `Idempotency-Key`, which the partner
+ * deduplicates: an operation is never lost and never decided twice. Network errors and 5xx
+ * are retried with back-off until the operation's deadline; the timeout timer decides then.
+ */
+@Injectable()
+export class OperationSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OperationSender.name);
+  private readonly leaseMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outbound: OutboundHttp,
+    private readonly payments: PaymentRepository,
+    private readonly apply: ApplyPaymentTrigger,
+    private readonly config: PaymentsConfig,
+  ) {
+    this.leaseMs = config.PAYMENT_SEND_REQUEST_TIMEOUT_MS + 5_000;
+  }
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await this.outbound.close();
+  }
+
+  /** Claims and sends one batch of due operations; returns how many were claimed. */
+  async sendDue(): Promise<number> {
+    const schema = schemaOf(this.dataSource);
+    const [claimed]: [ClaimedOperation[], number] = await this.dataSource.query(
+      `UPDATE "${schema}"."payment_operations" o
+       SET locked_until = now() + $1 * interval '1 millisecond', send_attempts = send_attempts + 1
+       FROM (
+         SELECT id FROM "${schema}"."payment_operations"
+         WHERE status = 'sending' AND next_send_at <= now() AND deadline_at > now()
+           AND (locked_until IS NULL OR locked_until < now())
+         ORDER BY next_send_at LIMIT 16
+         FOR UPDATE SKIP LOCKED
+       ) due
+       WHERE o.id = due.id
+       RETURNING o.id, o.payment_id, o.body, o.send_attempts,
+         (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
+         (SELECT signing_secret FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret`,
+      [this.leaseMs],
+    );
+    await Promise.all(claimed.map((operation) => this.sendOne(operation)));
+    return claimed.length;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.sendDue()
+        .then((claimed) => this.schedule(claimed > 0 ? 0 : this.config.PAYMENT_SEND_POLL_MS))
+        .catch((error: unknown) => {
+          this.logger.error(`sending payment operations failed: ${describe(error)}`);
+          this.schedule(this.config.PAYMENT_SEND_POLL_MS);
+        });
+    }, delayMs);
+  }
+
+  private async sendOne(operation: ClaimedOperation): Promise<void> {
+    const result = await this.post(operation);
+    const schema = schemaOf(this.dataSource);
+    await this.dataSource.transaction(async (tx) => {
+      switch (result.kind) {
+        case 'accepted':
+          await tx.query(
+            `UPDATE "${schema}"."payment_operations"
+             SET status = 'accepted', accepted_at = now(), locked_until = NULL
+             WHERE id = $1 AND status = 'sending'`,
+            [operation.id],
+          );
+          break;
+        case 'rejected': {
+          const decision = await this.apply.execute(tx, operation.payment_id, {
+            kind: 'operation_rejected',
+            operationId: operation.id,
+            reason: result.reason,
+          });
+          if (!decision?.applied) {
+            await this.payments.finishOperation(
+              tx,
+              operation.id,
+              'rejected',
+              new Date(),
+              result.reason,
+            );
+          }
+          await tx.query(
+            `UPDATE "${schema}"."payment_operations" SET last_error = $2 WHERE id = $1`,
+            [operation.id, result.reason],
+          );
+          break;
+        }
+        case 'retry': {
+          const backoff = Math.min(
+            this.config.PAYMENT_SEND_RETRY_MAX_MS,
+            this.config.PAYMENT_SEND_RETRY_BASE_MS * 2 ** Math.min(operation.send_attempts - 1, 20),
+          );
+          this.logger.warn(
+            `operation ${operation.id} not accepted (${result.error}); retry in ${backoff} ms`,
+          );
+          await tx.query(
+            `UPDATE "${schema}"."payment_operations"
+             SET last_error = $2, locked_until = NULL,
+                 next_send_at = now() + $3 * interval '1 millisecond'
+             WHERE id = $1 AND status = 'sending'`,
+            [operation.id, result.error, backoff],
+          );
+          break;
+        }
+      }
+    });
+  }
+
+  private async post(operation: ClaimedOperation): Promise<SendResult> {
+    if (!operation.partner_url || operation.signing_secret === null) {
+      return { kind: 'retry', error: 'the merchant of the operation is not configured' };
+    }
+    try {
+      const response = await this.outbound.post(operation.partner_url, {
+        body: operation.body,
+        headers: {
+          'content-type': 'application/json',
+          'idempotency-key': operation.id,
+          'comanda-signature': signBody(operation.signing_secret, operation.body),
+        },
+        timeoutMs: this.config.PAYMENT_SEND_REQUEST_TIMEOUT_MS,
+      });
+      if (response.status >= 200 && response.status < 300) return { kind: 'accepted' };
+      // 400: the partner will send no event for this request (rule 7); waiting is pointless.
+      if (response.status === 400) {
+        return { kind: 'rejected', reason: `partner answered 400: ${response.body.slice(0, 500)}` };
+      }
+      return { kind: 'retry', error: `partner answered ${response.status}` };
+    } catch (error) {
+      return { kind: 'retry', error: describe(error) };
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

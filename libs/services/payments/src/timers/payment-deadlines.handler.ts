@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { OnTimer } from '@comanda/messaging';
+import type { Tx } from '@comanda/persistence';
+import { ApplyPaymentTrigger } from '../usecases/apply-trigger/apply-payment-trigger.usecase';
+import { PaymentTimers, type OperationTimerPayload, type PaymentTimerPayload } from './timer-names';
+
+/** The payment deadlines, each run in the transaction that marks its timer fired. */
+@Injectable()
+export class PaymentDeadlinesHandler {
+  constructor(private readonly apply: ApplyPaymentTrigger) {}
+
+  @OnTimer(PaymentTimers.OperationTimeout)
+  async operationTimedOut(payload: OperationTimerPayload, tx: Tx): Promise<void> {
+    await this.apply.execute(tx, payload.paymentId, {
+      kind: 'operation_timed_out',
+      operationId: payload.operationId,
+    });
+  }
+
+  @OnTimer(PaymentTimers.CaptureRetry)
+  async captureRetryDue(payload: PaymentTimerPayload, tx: Tx): Promise<void> {
+    await this.apply.execute(tx, payload.paymentId, { kind: 'capture_retry_due' });
+  }
+
+  @OnTimer(PaymentTimers.ReservationExpiry)
+  async reservationExpired(payload: PaymentTimerPayload, tx: Tx): Promise<void> {
+    await this.apply.execute(tx, payload.paymentId, { kind: 'reservation_expired' });
+  }
+}
