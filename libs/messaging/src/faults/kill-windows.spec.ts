@@ -66,7 +66,32 @@ describe('kill -9 at every window of the outbox, the consumer and a timer (Rabbi
       );
     };
 
-    await superviseUntil(suite.db, suite.broker, settled);
+    // Every death counts a delivery (an attempt) against each message (timer) in handling at
+    // that moment, whatever killed the process (here the relay, the consumer and the timer
+    // each kill it once): the budgets are the services' defaults, not the poison test's small
+    // ones, so four deaths in a row park nothing that is not poison.
+    await superviseUntil(suite.db, suite.broker, settled, {
+      maxDeliveries: 10,
+      timerMaxAttempts: 10,
+      stuck: async () => {
+        const parked: unknown[] = await suite.observer.query(
+          `SELECT event_id AS what, error FROM "${SCHEMA}"."dead_letters"
+           UNION ALL SELECT key, last_error FROM "${SCHEMA}"."timers" WHERE dead_at IS NOT NULL`,
+        );
+        return parked.length > 0 ? `parked ${JSON.stringify(parked)}` : undefined;
+      },
+      explain: async () => ({
+        applied: Object.fromEntries(await count('consumer')),
+        fired: Object.fromEntries(await count('timer')),
+        kills: await suite.observer.query(`SELECT name FROM "${SCHEMA}"."kills"`),
+        outbox: await suite.observer.query(
+          `SELECT subject, published_at FROM "${SCHEMA}"."outbox" WHERE published_at IS NULL`,
+        ),
+        timers: await suite.observer.query(`SELECT * FROM "${SCHEMA}"."timers"`),
+        deliveries: await suite.observer.query(`SELECT * FROM "${SCHEMA}"."deliveries"`),
+        ready: await suite.admin.messageCount(suite.queue).catch(String),
+      }),
+    });
 
     const kills: Array<{ name: string }> = await suite.observer.query(
       `SELECT name FROM "${SCHEMA}"."kills" ORDER BY name`,

@@ -5,7 +5,7 @@
  * mid-handling every time (`exit-*`), and events and timers that kill it once at a given
  * window (`kill-<window>-*`, remembered in the `kills` table so the next life goes on).
  * Configured by environment: WORKER_DATABASE_URL, WORKER_AMQP_URL, WORKER_EXCHANGE,
- * WORKER_QUEUE_PREFIX.
+ * WORKER_QUEUE_PREFIX, WORKER_MAX_DELIVERIES, WORKER_TIMER_MAX_ATTEMPTS.
  */
 import 'reflect-metadata';
 import { Controller, Global, Injectable, Module } from '@nestjs/common';
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   const options = messagingOptions({
     relayPollMs: 100,
     timers: {
-      maxAttempts: CRASH_WORKER.timerMaxAttempts,
+      maxAttempts: Number(env.WORKER_TIMER_MAX_ATTEMPTS ?? CRASH_WORKER.timerMaxAttempts),
       leaseMs: CRASH_WORKER.timerLeaseMs,
     },
   });
@@ -174,10 +174,10 @@ async function main(): Promise<void> {
       service: CRASH_WORKER.service,
       inbox: killingInbox(new Inbox(dataSource, options), dataSource),
       deadLetters: new DeadLetterStore(dataSource, options),
-      maxDeliveries: CRASH_WORKER.maxDeliveries,
+      maxDeliveries: Number(env.WORKER_MAX_DELIVERIES ?? CRASH_WORKER.maxDeliveries),
       retry: { delaysMs: [...CRASH_WORKER.retryDelaysMs] },
     }),
-    logger: ['error'],
+    logger: ['error', 'warn'],
   });
   app.useGlobalFilters(new BusExceptionFilter());
   await app.listen();

@@ -18,8 +18,15 @@ import { CRASH_WORKER } from './crash-worker';
 const REPO = resolve(__dirname, '../../../../..');
 const WORKER = join(__dirname, 'crash-worker.ts');
 
+export interface WorkerOptions {
+  /** Deliveries without completion before a message is parked (the worker's default: 3). */
+  maxDeliveries?: number;
+  /** Attempts without completion before a timer is dead (the worker's default: 3). */
+  timerMaxAttempts?: number;
+}
+
 /** One replica process; `exited` settles when it ends, however it ends. */
-export function startWorker(db: TestDatabase, broker: TestBroker) {
+export function startWorker(db: TestDatabase, broker: TestBroker, options: WorkerOptions = {}) {
   const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', WORKER], {
     cwd: REPO,
     env: {
@@ -30,48 +37,67 @@ export function startWorker(db: TestDatabase, broker: TestBroker) {
       WORKER_AMQP_URL: broker.url,
       WORKER_EXCHANGE: broker.exchange,
       WORKER_QUEUE_PREFIX: broker.queuePrefix,
+      WORKER_MAX_DELIVERIES: String(options.maxDeliveries ?? CRASH_WORKER.maxDeliveries),
+      WORKER_TIMER_MAX_ATTEMPTS: String(options.timerMaxAttempts ?? CRASH_WORKER.timerMaxAttempts),
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // What the replica said last (Nest logs warnings and errors to stdout), for a failure.
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   let ended = false;
   const exited = new Promise<string>((done) =>
     child.on('exit', (code, signal) => {
       ended = true;
-      done(`exit ${code ?? signal}: ${stderr.slice(-2_000)}`);
+      done(`exit ${code ?? signal}: ${output.slice(-2_000)}`);
     }),
   );
-  return { child, exited, hasEnded: () => ended };
+  return { child, exited, hasEnded: () => ended, output: () => output };
 }
 
 /**
  * Like a supervisor: runs a replica, starts it again whenever it dies (each death must be a
  * SIGKILL, the crash the tests cause), until `settled` says everything is done. Returns how
- * many times a replica died.
+ * many times a replica died. `stuck`, when given, names a state that can never settle (a
+ * message parked that should not have been), so the test fails at once and says why.
  */
 export async function superviseUntil(
   db: TestDatabase,
   broker: TestBroker,
   settled: () => Promise<boolean>,
-  maxRestarts = 12,
+  options: WorkerOptions & {
+    maxRestarts?: number;
+    stuck?: () => Promise<string | undefined>;
+    /** The state to report when the replica neither settles nor dies in time. */
+    explain?: () => Promise<unknown>;
+  } = {},
 ): Promise<number> {
+  const maxRestarts = options.maxRestarts ?? 12;
   let restarts = 0;
-  let worker = startWorker(db, broker);
+  let worker = startWorker(db, broker, options);
+
   try {
     while (!(await settled())) {
-      await waitFor(
+      const stuck = await waitFor(
         'everything to settle or the replica to die',
-        async () => worker.hasEnded() || (await settled()),
+        async () => (await options.stuck?.()) || worker.hasEnded() || (await settled()),
         // A replica boots, works and dies within seconds; on a loaded CI machine, much later.
         { timeoutMs: 150_000, intervalMs: 200 },
-      );
+      ).catch(async (error: Error) => {
+        const state = JSON.stringify(await options.explain?.().catch(String));
+        throw new Error(
+          `${error.message} after ${restarts} restarts; state: ${state}; the replica said: ${worker.output()}`,
+        );
+      });
+      if (typeof stuck === 'string') throw new Error(`cannot settle: ${stuck}`);
       if (worker.hasEnded()) {
         const how = await worker.exited;
         if (!how.startsWith('exit SIGKILL')) throw new Error(`the replica ended otherwise: ${how}`);
         restarts += 1;
         if (restarts > maxRestarts) throw new Error(`still not settled after ${restarts} restarts`);
-        worker = startWorker(db, broker);
+        worker = startWorker(db, broker, options);
       }
     }
   } finally {
