@@ -47,11 +47,17 @@ const nx = spawnSync(
 );
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
 if (existsSync(resultsDir)) {
   for (const file of readdirSync(resultsDir)) {
     const counts = JSON.parse(readFileSync(join(resultsDir, file), 'utf8'));
     for (const key of Object.keys(totals)) totals[key] += counts[key];
+    failures.push(...(counts.failures ?? []));
   }
+}
+if (failures.length > 0) {
+  console.log(`\nFailed (${failures.length}):`);
+  for (const failure of failures) console.log(`  ✕ ${failure}`);
 }
 const status = nx.status ?? 1;
 if (status !== 0 && totals.failed === 0) totals.failed = 1; // a project failed before its tests ran
