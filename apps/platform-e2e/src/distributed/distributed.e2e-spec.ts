@@ -106,6 +106,8 @@ describe('distributed mode: one process per service', () => {
       // Outside standalone, auth refuses to start without its key material (docs/security.md).
       AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
       AUTH_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+      // Payments and notifications seal merchants' signing secrets with it (ADR 0033).
+      COMANDA_SECRETS_KEY: randomBytes(32).toString('base64url'),
       LOG_FORMAT: 'json',
       LOG_LEVEL: 'info',
       OUTBOX_POLL_MS: '200',
