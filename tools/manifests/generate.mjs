@@ -102,8 +102,9 @@ export function compose() {
   return (
     HEADER +
     '# Distributed mode: PostgreSQL, RabbitMQ and one container per service, all from one image.\n' +
-    '# Needs COMANDA_ADMIN_CLIENT_SECRET, AUTH_KEY_ENCRYPTION_KEY and AUTH_SECRET_PEPPER set\n' +
-    '# (see the README), then `docker compose up --build`: the gateway answers on :3000.\n' +
+    '# Needs COMANDA_ADMIN_CLIENT_SECRET, AUTH_KEY_ENCRYPTION_KEY, AUTH_SECRET_PEPPER and\n' +
+    '# COMANDA_SECRETS_KEY set (see the README), then `docker compose up --build`: the gateway\n' +
+    '# answers on :3000.\n' +
     stringify({ name: 'comanda', services, volumes: { pgdata: {} } }, { lineWidth: 0 })
   );
 }
@@ -134,8 +135,8 @@ export function k8sConfig() {
   return (
     HEADER +
     '# Settings every service shares. Secrets (database and broker URLs with credentials, the\n' +
-    '# admin client secret, the key-encryption key, the pepper) come from the Secret\n' +
-    '# `comanda-secrets`, which is not kept in version control (see k8s/README.md).\n' +
+    '# admin client secret, the key-encryption key, the pepper, the secrets key) come from the\n' +
+    '# Secret `comanda-secrets`, which is not kept in version control (see k8s/README.md).\n' +
     stringify(config)
   );
 }

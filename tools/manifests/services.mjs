@@ -12,14 +12,17 @@
  * - `profile`: compose starts it only with `--profile <name>`; `kubernetes: false`: not deployed there.
  * - `environment`: compose settings of its own; `dependsOn`: compose services it waits for.
  */
+const SECRETS_KEY = '${COMANDA_SECRETS_KEY:?set COMANDA_SECRETS_KEY (openssl rand -base64 32)}';
+
 export const DEPLOYED_SERVICES = [
   { name: 'auth' },
   { name: 'config-store' },
   { name: 'plugin-registry' },
   // Unset SMTP_URL: confirmation e-mails are only stored (GET /orders/{id}/confirmation-email).
   { name: 'orders', environment: { SMTP_URL: '${SMTP_URL:-}' } },
-  { name: 'notifications' },
-  { name: 'payments' },
+  // Both seal merchants' signing secrets at rest with COMANDA_SECRETS_KEY (ADR 0033).
+  { name: 'notifications', environment: { COMANDA_SECRETS_KEY: SECRETS_KEY } },
+  { name: 'payments', environment: { COMANDA_SECRETS_KEY: SECRETS_KEY } },
   // The reference payment partner (docs/payment-partners.md): `docker compose --profile sandbox up`.
   {
     name: 'partner-sandbox',

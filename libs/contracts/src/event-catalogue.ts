@@ -134,7 +134,9 @@ export interface MerchantConfigured {
   merchantId: string;
   /**
    * The secret both directions are signed with (its UTF-8 bytes). Carried so the
-   * notification receiver can verify partner events without reading payments' tables.
+   * notification receiver can verify partner events without reading payments' tables; in
+   * clear, so broker access reveals it (a known exposure, ADR 0033). Both services store it
+   * sealed.
    */
   signingSecret: string;
 }

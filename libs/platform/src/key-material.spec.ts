@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withStandaloneKeyMaterial } from './key-material';
@@ -36,10 +36,34 @@ describe('standalone key material', () => {
       withStandaloneKeyMaterial(dir, {}),
     ]);
     expect(a['AUTH_KEY_ENCRYPTION_KEY']).toBe(b['AUTH_KEY_ENCRYPTION_KEY']);
+    expect(a['COMANDA_SECRETS_KEY']).toBe(b['COMANDA_SECRETS_KEY']);
   });
 
-  it('uses the keys of the environment when both are set', async () => {
-    const env = { AUTH_KEY_ENCRYPTION_KEY: 'k'.repeat(43), AUTH_SECRET_PEPPER: 'p'.repeat(32) };
+  it('uses the keys of the environment when they are set, and makes no file then', async () => {
+    const env = {
+      AUTH_KEY_ENCRYPTION_KEY: 'k'.repeat(43),
+      AUTH_SECRET_PEPPER: 'p'.repeat(32),
+      COMANDA_SECRETS_KEY: 's'.repeat(43),
+    };
     expect(await withStandaloneKeyMaterial(dir, env)).toBe(env);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('makes the key that seals merchant secrets, kept apart from auth keys and reused', async () => {
+    const first = await withStandaloneKeyMaterial(dir, {});
+    const file = join(dir, 'secrets-key.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first['COMANDA_SECRETS_KEY']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first['COMANDA_SECRETS_KEY']).not.toBe(first['AUTH_KEY_ENCRYPTION_KEY']);
+    const second = await withStandaloneKeyMaterial(dir, {});
+    expect(second['COMANDA_SECRETS_KEY']).toBe(first['COMANDA_SECRETS_KEY']);
+    // With auth's keys set and the data folder made by an earlier version, it is still made.
+    const onlyAuth = {
+      AUTH_KEY_ENCRYPTION_KEY: 'k'.repeat(43),
+      AUTH_SECRET_PEPPER: 'p'.repeat(32),
+    };
+    expect((await withStandaloneKeyMaterial(dir, onlyAuth))['COMANDA_SECRETS_KEY']).toBe(
+      first['COMANDA_SECRETS_KEY'],
+    );
   });
 });

@@ -6,13 +6,22 @@ import type { MessageBus } from '@comanda/messaging';
 // TypeORM accepts entity classes of any constructor shape.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 type Class = Function;
+type MigrationClass = new () => unknown;
 
 /** What a service is, as the runtime needs to know it to boot it alone or beside the others. */
 export interface ServiceDefinition {
   /** `auth`, `config-store`, ...: queue names `<name>.<handler>`, event source `/comanda/<name>`. */
   name: string;
-  /** Its own Postgres schema and what lives there; absent for a stateless service (gateway). */
-  database?: { schema: string; entities: Class[]; migrations: Array<new () => unknown> };
+  /**
+   * Its own Postgres schema and what lives there; absent for a stateless service (gateway).
+   * `migrations` is a function of the environment snapshot when a migration needs a setting
+   * (a key to seal existing rows with); it is called once, before the schema is migrated.
+   */
+  database?: {
+    schema: string;
+    entities: Class[];
+    migrations: MigrationClass[] | ((env: RuntimeEnv) => MigrationClass[]);
+  };
   /**
    * The service's feature module. Globally available to it: `DataSource` and `UnitOfWork` (when it has a
    * database), `MESSAGE_BUS`, `RUNTIME_ENV`, `SERVICE_NAME`, `RuntimeConfig`, and from

@@ -78,7 +78,12 @@ async function startInScope(
           url: options.databaseUrl,
           schema: database.schema,
           entities: database.entities,
-          migrations: [...MESSAGING_MIGRATIONS, ...database.migrations],
+          migrations: [
+            ...MESSAGING_MIGRATIONS,
+            ...(typeof database.migrations === 'function'
+              ? database.migrations(options.env)
+              : database.migrations),
+          ],
           poolSize: config.DB_POOL_SIZE,
           applicationName: `comanda-${definition.name}`,
         })

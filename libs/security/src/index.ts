@@ -33,3 +33,12 @@ export {
 export type { AccessTokenClaims } from './verification/token-claims';
 export { InsufficientScopeError, InvalidTokenError, MissingTokenError } from './security.errors';
 export { REDACTED, redactPersonalData } from './redaction/redact-personal-data';
+export { open, seal } from './secrets/sealed-box';
+export {
+  PREVIOUS_SECRETS_KEY_VARIABLE,
+  SECRETS_KEY_VARIABLE,
+  SecretBox,
+  secretBoxFrom,
+} from './secrets/secret-box';
+export { resealColumn, sealPlaintextColumn, unsealColumn } from './secrets/sealed-columns';
+export type { SealedColumn, SqlRunner } from './secrets/sealed-columns';

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { signBody } from '@comanda/outbound';
 import { freePort, PLATFORM_SERVICES, serviceUrlVariable } from '@comanda/platform';
 import {
   createTestBroker,
@@ -31,12 +32,21 @@ interface ServiceProcess {
 }
 
 const BUILD = join('tmp', `distributed-e2e-${process.pid}`);
+/** The partner sandbox signs with this for every merchant; Comanda's merchant gets it too. */
+const SANDBOX_SECRET = randomBytes(24).toString('base64url');
+
+interface PaymentRead {
+  state: string;
+  operations: Array<{ type: string; status: string }>;
+}
 
 /**
  * Distributed mode as users run it: every service of the platform (the list standalone mode
  * composes) is its own process, started from its compiled entry `apps/<name>/main.js`,
- * against PostgreSQL and RabbitMQ; the gateway is the only way in. A smoke flow runs through
- * it, then each process gets SIGTERM and must stop cleanly with no error logged.
+ * against PostgreSQL and RabbitMQ; the gateway is the only way in. The partner sandbox is a
+ * process of its own on its own port, as `docker compose --profile sandbox` runs it. Smoke
+ * flows run through it (a paid order among them), then each process gets SIGTERM and must
+ * stop cleanly with no error logged.
  */
 describe('distributed mode: one process per service', () => {
   const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
@@ -44,6 +54,7 @@ describe('distributed mode: one process per service', () => {
   let database: TestDatabase;
   let broker: TestBroker;
   let gatewayUrl: string;
+  let sandbox: ServiceProcess;
 
   function start(name: string, port: number, env: Record<string, string>): ServiceProcess {
     let output = '';
@@ -95,6 +106,8 @@ describe('distributed mode: one process per service', () => {
       // Outside standalone, auth refuses to start without its key material (docs/security.md).
       AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
       AUTH_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+      // Payments and notifications seal merchants' signing secrets with it (ADR 0033).
+      COMANDA_SECRETS_KEY: randomBytes(32).toString('base64url'),
       LOG_FORMAT: 'json',
       LOG_LEVEL: 'info',
       OUTBOX_POLL_MS: '200',
@@ -111,6 +124,17 @@ describe('distributed mode: one process per service', () => {
     for (const name of names.filter((name) => name !== 'auth' && name !== 'gateway')) {
       others.push(start(name, await freePort(), env));
     }
+    // Needs neither database nor broker: it posts its events to the gateway, as a partner.
+    sandbox = start('partner-sandbox', await freePort(), {
+      HOST: '127.0.0.1',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '10000',
+      PARTNER_SANDBOX_SIGNING_SECRET: SANDBOX_SECRET,
+      PARTNER_SANDBOX_NOTIFICATIONS_URL: `${gatewayUrl}/notifications/merchants/{merchantId}`,
+      PARTNER_SANDBOX_EVENT_DELAY_MS: '50',
+    });
+    others.push(sandbox);
     for (const service of others) {
       await ready(service);
       env = { ...env, [serviceUrlVariable(service.name)]: `http://127.0.0.1:${service.port}` };
@@ -130,9 +154,9 @@ describe('distributed mode: one process per service', () => {
     rmSync(join(ROOT, BUILD), { recursive: true, force: true });
   });
 
-  it('runs every service of the platform as its own process', () => {
+  it('runs every service of the platform, and the partner sandbox, as its own process', () => {
     expect(processes.map((service) => service.name).sort()).toEqual(
-      PLATFORM_SERVICES.map((service) => service.name).sort(),
+      [...PLATFORM_SERVICES.map((service) => service.name), 'partner-sandbox'].sort(),
     );
   });
 
@@ -182,6 +206,103 @@ describe('distributed mode: one process per service', () => {
     const read = await tenant.as<{ status: string }>(['orders:read'], 'GET', `/orders/${orderId}`);
     expect(read.json.status).toBe('placed');
   }, 60_000);
+
+  it('takes a paid order through the gateway: checkout, registration, authorization, placement, capture with the sandbox', async () => {
+    const platform = { baseUrl: gatewayUrl, admin } as unknown as TestPlatform;
+    const tenant = await ordersTenant(platform, `dist-p-${randomBytes(3).toString('hex')}`);
+    const merchantId = `dist-merchant-${randomBytes(3).toString('hex')}`;
+    const merchant = await tenant.as(
+      ['payments:admin'],
+      'PUT',
+      `/payments/merchants/${merchantId}`,
+      {
+        name: 'Distributed merchant',
+        partnerUrl: `http://127.0.0.1:${sandbox.port}/payments`,
+        signingSecret: SANDBOX_SECRET,
+      },
+    );
+    expect(merchant.status).toBe(201);
+    // Notifications learns the secret from payments' event over RabbitMQ. Until then a
+    // partner's event answers 401 (and the sandbox, on a 4xx, gives up on it): wait until a
+    // signed event reads as the merchant's, i.e. an incomplete one is refused for its body.
+    await waitFor(
+      'the notification receiver to know the merchant',
+      async () => {
+        const body = '{}';
+        const response = await fetch(`${gatewayUrl}/notifications/merchants/${merchantId}/events`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'comanda-signature': signBody(SANDBOX_SECRET, body),
+          },
+          body,
+        });
+        return response.status === 400;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+
+    const storeId = await seedStore(tenant, { paymentMerchantId: merchantId });
+    const { orderId } = await placeBasket(tenant, storeId, {
+      payment: { merchantId, paymentMethod: 'sandbox_success' },
+    });
+    const order = async () =>
+      (
+        await tenant.as<{ status: string; payments: Array<{ paymentId: string; status: string }> }>(
+          ['orders:read'],
+          'GET',
+          `/orders/${orderId}`,
+        )
+      ).json;
+    // Announced to the POS only after authorization_succeeded.
+    await waitFor(
+      `order ${orderId} ready for the POS`,
+      async () => (await order()).status === 'ready',
+      {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      },
+    );
+    const session = await tenant.as(
+      ['orders:placement'],
+      'POST',
+      `/orders/${orderId}/place-order-session/start`,
+      { placeOrderSessionId: randomUUID() },
+    );
+    expect(session.status).toBe(200);
+    const placed = await tenant.as(
+      ['orders:placement'],
+      'POST',
+      `/orders/${orderId}/pos/placed`,
+      placedReport({ posOrderId: 'pos-paid-1' }),
+    );
+    expect(placed.status).toBe(200);
+
+    const shown = await waitFor(
+      'the order to show its payment captured',
+      async () => {
+        const read = await order();
+        return read.payments[0]?.status === 'captured' && read;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(shown.status).toBe('placed');
+    expect(shown.payments).toHaveLength(1);
+    const paymentId = shown.payments[0]?.paymentId as string;
+    const payment = await tenant.as<PaymentRead>(['orders:read'], 'GET', `/payments/${paymentId}`);
+    expect(payment.status).toBe(200);
+    expect(payment.json.state).toBe('captured');
+    expect(payment.json.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'succeeded'],
+      ['authorization', 'succeeded'],
+      ['capture', 'succeeded'],
+    ]);
+    // The partner's own ledger agrees.
+    const ledger = await fetch(
+      `http://127.0.0.1:${sandbox.port}/sandbox/transactions/${paymentId}`,
+    );
+    expect(((await ledger.json()) as { state: string }).state).toBe('captured');
+  }, 90_000);
 
   it('stops every process on SIGTERM, gateway first, with exit code 0 and no error logged', async () => {
     const order = [

@@ -1,7 +1,8 @@
+import { Client } from 'pg';
 import { succeed } from '@comanda/service-payments';
 import { waitFor } from '@comanda/testing';
 import { provisionClient } from '../support/clients';
-import { PaymentsWorld } from './payments-api';
+import { PaymentsWorld, SECRET } from './payments-api';
 
 jest.setTimeout(120_000);
 
@@ -37,6 +38,46 @@ describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)',
     expect(read.notificationsUrl).toMatch(
       new RegExp(`/notifications/merchants/${world.merchantId}$`),
     );
+  });
+
+  it("keeps the merchant's secret out of both services' tables in clear (ADR 0033)", async () => {
+    const sql = new Client({ connectionString: world.platform.databaseUrl });
+    await sql.connect();
+    try {
+      const stored = await waitFor('both services to hold the merchant', async () => {
+        const payments = await sql.query('SELECT * FROM payments.merchants WHERE id = $1', [
+          world.merchantId,
+        ]);
+        const notifications = await sql.query(
+          'SELECT * FROM notifications.merchant_secrets WHERE merchant_id = $1',
+          [world.merchantId],
+        );
+        return (
+          payments.rows.length === 1 &&
+          notifications.rows.length === 1 && [
+            payments.rows[0] as Record<string, unknown>,
+            notifications.rows[0] as Record<string, unknown>,
+          ]
+        );
+      });
+      for (const row of stored) {
+        expect(row['signing_secret_sealed']).toMatch(/^v1\./);
+        expect(JSON.stringify(row)).not.toContain(SECRET);
+      }
+    } finally {
+      await sql.end();
+    }
+    // Signatures made and checked with the sealed secrets still verify, both ways: the
+    // partner checks the operations, the receiver the partner's events.
+    const orderId = await world.checkout('ok');
+    await world.orderIn(orderId, 'ready');
+    const payment = await world.paymentOf(orderId);
+    const sent = world.partner.operationsOf(payment.id);
+    expect(sent.map((operation) => operation.body.operationType)).toEqual([
+      'registration',
+      'authorization',
+    ]);
+    expect(sent.every((operation) => operation.signatureValid)).toBe(true);
   });
 
   it('takes a paid order from checkout through registration, authorization and placement to capture (rule 1)', async () => {

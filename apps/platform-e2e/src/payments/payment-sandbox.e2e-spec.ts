@@ -5,7 +5,12 @@ jest.setTimeout(120_000);
 
 interface SandboxTransaction {
   state: string;
-  operations: Array<{ operationType: string }>;
+  lapsedAt?: string;
+  operations: Array<{
+    operationId: string;
+    operationType: string;
+    event?: { type: string; reason?: string; status: string };
+  }>;
 }
 
 /**
@@ -95,6 +100,66 @@ describe('paid orders with the partner sandbox, standalone', () => {
     const orderId = await world.checkout('sandbox_registration_cancelled');
     const order = await world.orderIn(orderId, 'failed');
     expect(order.failure?.message).toMatch(/^registration_cancelled/);
+  });
+
+  it('accepts capture on a transaction the partner annulled itself, then records capture_failed, retries, and annuls once at expiry (rule 5)', async () => {
+    // Authorized, then annulled on the partner's side (its reservation lapsed): Comanda
+    // does not know, places the order and sends capture into an incompatible state.
+    const orderId = await world.checkout('sandbox_reservation_lapsed');
+    await world.orderIn(orderId, 'ready');
+    await world.place(orderId, 'placed');
+    const payment = await world.paymentIn(orderId, 'annulled');
+
+    const types = payment.operations.map((operation) => operation.type);
+    expect(types.slice(0, 3)).toEqual(['registration', 'authorization', 'capture']);
+    const captures = payment.operations.filter((operation) => operation.type === 'capture');
+    // Retried per CAPTURE_RETRY_DELAYS_MS until the reservation expired.
+    expect(captures.length).toBeGreaterThanOrEqual(2);
+    // Each capture was taken by the partner (not a 400: that would be `rejected`) and then
+    // completed by its failure event.
+    expect(captures.map((capture) => capture.status)).toEqual(captures.map(() => 'failed'));
+    const captureFailures = payment.events.filter(
+      (event) => event.trigger === 'capture_failed' && event.applied,
+    );
+    expect(captureFailures.map((event) => [event.operationId, event.reason])).toEqual(
+      captures.map((capture) => [capture.operationId, 'transaction_annulled']),
+    );
+    // One annulment, at the end: nothing is captured, nothing is sent after it.
+    expect(types.filter((type) => type === 'annulment')).toHaveLength(1);
+    expect(types.at(-1)).toBe('annulment');
+    expect(payment.events.some((event) => event.stateAfter === 'captured')).toBe(false);
+
+    // The partner's side: every capture answered 202 and then capture_failed, delivered.
+    // (The sandbox marks an event delivered when the receiver's answer reaches it.)
+    const transaction = await waitFor('the sandbox to see its last event delivered', async () => {
+      const read = await ledger(payment.id);
+      return read.operations.at(-1)?.event?.status === 'delivered' && read;
+    });
+    expect(transaction.state).toBe('annulled');
+    expect(transaction.lapsedAt).toEqual(expect.any(String));
+    const sandboxCaptures = transaction.operations.filter(
+      (operation) => operation.operationType === 'capture',
+    );
+    expect(sandboxCaptures.map((operation) => operation.operationId)).toEqual(
+      captures.map((capture) => capture.operationId),
+    );
+    expect(sandboxCaptures.map((operation) => operation.event)).toEqual(
+      captures.map(() =>
+        expect.objectContaining({
+          type: 'capture_failed',
+          reason: 'transaction_annulled',
+          status: 'delivered',
+        }),
+      ),
+    );
+    expect(transaction.operations.at(-1)).toMatchObject({
+      operationType: 'annulment',
+      event: { type: 'annulment_succeeded', status: 'delivered' },
+    });
+    await waitFor('the order shows the annulment', async () => {
+      const order = await world.order(orderId);
+      return order.payments[0]?.status === 'annulled' && order;
+    });
   });
 
   it('retries a failing capture until the reservation expires, then annuls once and captures no more (rule 6)', async () => {

@@ -22,8 +22,14 @@ export interface PaymentRead {
   orderId: string;
   state: string;
   failureReason: string | null;
-  operations: Array<{ operationId: string; type: string; status: string }>;
-  events: Array<{ trigger: string; applied: boolean }>;
+  operations: Array<{ operationId: string; type: string; status: string; sendAttempts: number }>;
+  events: Array<{
+    trigger: string;
+    applied: boolean;
+    operationId: string | null;
+    reason: string | null;
+    stateAfter: string;
+  }>;
 }
 
 /**

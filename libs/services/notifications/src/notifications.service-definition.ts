@@ -1,8 +1,10 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { secretBoxFrom } from '@comanda/security';
 import { NotificationsModule } from './notifications.module';
 import { CreateNotificationTables1763900000000 } from './persistence/create-notification-tables.migration';
 import { MerchantSecretEntity } from './persistence/merchant-secret.entity';
 import { PartnerEventEntity } from './persistence/partner-event.entity';
+import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
 
 /** A partner event is a few hundred bytes; anything near this is not one. */
 export const NOTIFICATIONS_BODY_LIMIT_BYTES = 64 * 1024;
@@ -13,7 +15,11 @@ export const notificationsService: ServiceDefinition = {
   database: {
     schema: 'notifications',
     entities: [MerchantSecretEntity, PartnerEventEntity],
-    migrations: [CreateNotificationTables1763900000000],
+    // Sealing the secrets kept in clear before needs the key.
+    migrations: (env) => [
+      CreateNotificationTables1763900000000,
+      sealMerchantSecrets(secretBoxFrom(env, 'notifications')),
+    ],
   },
   module: NotificationsModule,
   // Partners sign their events; they carry neither a bearer token nor X-Api-Version.

@@ -1,5 +1,7 @@
 import { EventTypes } from '@comanda/contracts';
+import { UnitOfWork } from '@comanda/persistence';
 import { waitFor } from '@comanda/testing';
+import { MerchantRepository } from './persistence/merchant.repository';
 import { PaymentsHarness, SECRET, TENANT } from './testing/payments-harness';
 
 jest.setTimeout(60_000);
@@ -40,10 +42,20 @@ describe('partner URLs in a production deployment (real PostgreSQL and RabbitMQ)
   it('refuses at connection time an address that turned non-public after the URL was saved', async () => {
     // As if the partner's DNS answer changed to loopback after the check at save time.
     const url = harness.partnerUrl.replace('http://127.0.0.1', 'https://localhost');
-    await harness.query(
-      `INSERT INTO payments.merchants (id, tenant_id, name, partner_url, signing_secret)
-       VALUES ('rebound', $1, 'rebound', $2, $3)`,
-      [TENANT, url, SECRET],
+    const now = new Date();
+    await harness.service.app.get(UnitOfWork).run((tx) =>
+      harness.service.app.get(MerchantRepository).upsert(
+        tx,
+        {
+          id: 'rebound',
+          tenantId: TENANT,
+          name: 'rebound',
+          partnerUrl: url,
+          createdAt: now,
+          updatedAt: now,
+        },
+        SECRET,
+      ),
     );
     const orderId = await harness.checkout('rebound', 'ok');
     const failed = await waitFor('payment.failed', () =>

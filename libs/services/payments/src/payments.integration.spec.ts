@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { EventTypes } from '@comanda/contracts';
 import { UnitOfWork } from '@comanda/persistence';
+import { SecretBox } from '@comanda/security';
 import { waitFor } from '@comanda/testing';
 import { PaymentView } from './http/payment.view';
-import { FakePartner, succeed } from './testing/fake-partner';
-import { PaymentsHarness, TENANT } from './testing/payments-harness';
+import { FakePartner, succeed, type ReceivedOperation } from './testing/fake-partner';
+import { PaymentsHarness, SECRET, SECRETS_KEY, TENANT } from './testing/payments-harness';
 import { GetPayment } from './usecases/get-payment/get-payment.usecase';
 
 jest.setTimeout(60_000);
@@ -389,5 +391,53 @@ describe('capture retries until the reservation expires (rule 6)', () => {
       EventTypes.PaymentAuthorized,
       EventTypes.PaymentAnnulled,
     ]);
+  });
+
+  async function sealedSecretOf(merchantId: string): Promise<Record<string, unknown>> {
+    const [row] = await harness.query<Record<string, unknown>>(
+      'SELECT * FROM payments.merchants WHERE id = $1',
+      [merchantId],
+    );
+    return row as Record<string, unknown>;
+  }
+
+  /** A checkout whose registration reaches the partner; returns what the partner received. */
+  async function registrationAtPartner(): Promise<ReceivedOperation> {
+    harness.partner.script('held', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'held');
+    const paymentId = await waitFor('the payment', () => harness.paymentIdOf(orderId));
+    return waitFor(
+      'the registration at the partner',
+      () => harness.partner.operationsOf(paymentId)[0],
+    );
+  }
+
+  it('keeps the merchant secret sealed in its table, and signs operations with it all the same', async () => {
+    const row = await sealedSecretOf(MERCHANT);
+    expect(Object.keys(row)).not.toContain('signing_secret');
+    expect(row['signing_secret_sealed']).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain(SECRET);
+    const box = new SecretBox(Buffer.from(SECRETS_KEY, 'base64url'));
+    expect(box.open(row['signing_secret_sealed'] as string, `payments.merchants:${MERCHANT}`)).toBe(
+      SECRET,
+    );
+    // The partner verifies the signature with the secret it was given.
+    expect((await registrationAtPartner()).signatureValid).toBe(true);
+  });
+
+  // Last: the service runs under another key from here on.
+  it('re-seals merchant secrets with a new COMANDA_SECRETS_KEY at start, and keeps signing', async () => {
+    const before = (await sealedSecretOf(MERCHANT))['signing_secret_sealed'];
+    const newKey = randomBytes(32).toString('base64url');
+    await harness.restartWith({
+      COMANDA_SECRETS_KEY: newKey,
+      COMANDA_PREVIOUS_SECRETS_KEY: SECRETS_KEY,
+    });
+    const after = (await sealedSecretOf(MERCHANT))['signing_secret_sealed'] as string;
+    expect(after).not.toBe(before);
+    const label = `payments.merchants:${MERCHANT}`;
+    expect(new SecretBox(Buffer.from(newKey, 'base64url')).open(after, label)).toBe(SECRET);
+    expect(() => new SecretBox(Buffer.from(SECRETS_KEY, 'base64url')).open(after, label)).toThrow();
+    expect((await registrationAtPartner()).signatureValid).toBe(true);
   });
 });

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { OutboundHttp, outboundPolicyFor } from '@comanda/outbound';
 import { loadConfig, RUNTIME_ENV, RuntimeConfig, type RuntimeEnv } from '@comanda/runtime';
+import { SecretBox, secretBoxFrom } from '@comanda/security';
 import { PaymentSagaConsumer } from './consumers/payment-saga.consumer';
 import { MerchantsController } from './http/merchants.controller';
 import { PaymentsController } from './http/payments.controller';
 import { MerchantRepository } from './persistence/merchant.repository';
+import { MerchantSecretsResealing } from './persistence/merchant-secrets-resealing';
 import { PaymentRepository } from './persistence/payment.repository';
 import { PaymentsConfig } from './payments.config';
 import { OperationSender } from './sending/operation-sender';
@@ -32,8 +34,15 @@ import { StartPayment } from './usecases/start-payment/start-payment.usecase';
       useFactory: (runtime: RuntimeConfig) =>
         new OutboundHttp(outboundPolicyFor(runtime.COMANDA_ENVIRONMENT)),
     },
+    {
+      // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
+      provide: SecretBox,
+      inject: [RUNTIME_ENV],
+      useFactory: (env: RuntimeEnv) => secretBoxFrom(env, 'payments'),
+    },
     PaymentRepository,
     MerchantRepository,
+    MerchantSecretsResealing,
     OperationRecorder,
     PaymentAnnouncer,
     ApplyPaymentTrigger,

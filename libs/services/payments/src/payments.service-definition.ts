@@ -1,5 +1,7 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { secretBoxFrom } from '@comanda/security';
 import { CreatePaymentTables1764000000000 } from './persistence/create-payment-tables.migration';
+import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
 import { PaymentsModule } from './payments.module';
 
 /**
@@ -11,7 +13,11 @@ export const paymentsService: ServiceDefinition = {
   database: {
     schema: 'payments',
     entities: [],
-    migrations: [CreatePaymentTables1764000000000],
+    // Sealing the secrets stored in clear before needs the key.
+    migrations: (env) => [
+      CreatePaymentTables1764000000000,
+      sealMerchantSecrets(secretBoxFrom(env, 'payments')),
+    ],
   },
   module: PaymentsModule,
 };

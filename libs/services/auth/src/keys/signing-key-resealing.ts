@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { UnitOfWork } from '@comanda/persistence';
+import { open, seal } from '@comanda/security';
 import { KEY_MATERIAL } from '../crypto/key-material.provider';
 import type { KeyMaterial } from '../crypto/key-material';
-import { open, seal } from '../crypto/sealed-box';
 import { SigningKey } from './signing-key.entity';
 
 /**

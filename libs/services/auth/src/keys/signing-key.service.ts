@@ -2,11 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JSONWebKeySet, type JWK } from 'jose';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { JwksSource } from '@comanda/security';
+import { open, seal, type JwksSource } from '@comanda/security';
 import { AUTH_CONFIG, type AuthConfig } from '../auth.config';
 import { KEY_MATERIAL } from '../crypto/key-material.provider';
 import type { KeyMaterial } from '../crypto/key-material';
-import { open, seal } from '../crypto/sealed-box';
 import { SigningKey } from './signing-key.entity';
 
 export interface ActiveSigningKey {

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { connect } from 'amqplib';
 import { createCloudEvent, EventTypes, type CloudEvent } from '@comanda/contracts';
 import { deadLetterQueueName, RabbitMqBus } from '@comanda/messaging';
 import { signBody } from '@comanda/outbound';
 import { startService, type RunningService } from '@comanda/runtime';
+import { SecretBox } from '@comanda/security';
 import {
   createTestBroker,
   createTestDatabase,
@@ -22,6 +24,7 @@ const OBSERVER_QUEUE = 'notifications-observer';
 const TENANT = 'tenant-notifications';
 const MERCHANT = 'merchant-a';
 const SECRET = 'whsec-merchant-a-ünïcode';
+const SECRETS_KEY = randomBytes(32).toString('base64url');
 
 describe('the partner event receiver', () => {
   let database: TestDatabase;
@@ -57,7 +60,12 @@ describe('the partner event receiver', () => {
       port: 0,
       databaseUrl: proxy.urlFor(database.url),
       bus,
-      env: { LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '100', TIMER_POLL_MS: '100' },
+      env: {
+        LOG_LEVEL: 'silent',
+        OUTBOX_POLL_MS: '100',
+        TIMER_POLL_MS: '100',
+        COMANDA_SECRETS_KEY: SECRETS_KEY,
+      },
     });
     sql = new Client({ connectionString: database.url });
     await sql.connect();
@@ -148,6 +156,26 @@ describe('the partner event receiver', () => {
       source: '/comanda/notifications',
       data: { merchantId: MERCHANT, ...event },
     });
+  });
+
+  it('keeps the secret it learnt sealed in its table, and verifies signatures with it', async () => {
+    const { rows } = await sql.query(
+      'SELECT * FROM notifications.merchant_secrets WHERE merchant_id = $1',
+      [MERCHANT],
+    );
+    const row = rows[0] as Record<string, unknown>;
+    expect(Object.keys(row)).not.toContain('signing_secret');
+    expect(row['signing_secret_sealed']).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain('whsec');
+    expect(
+      new SecretBox(Buffer.from(SECRETS_KEY, 'base64url')).open(
+        row['signing_secret_sealed'] as string,
+        `notifications.merchant_secrets:${MERCHANT}`,
+      ),
+    ).toBe(SECRET);
+    const body = JSON.stringify(aPartnerEvent());
+    expect((await post(body, signBody(SECRET, body))).status).toBe(200);
+    expect((await post(body, signBody('another-secret', body))).status).toBe(401);
   });
 
   it('has one effect when the same genuine event is posted three times', async () => {

@@ -1,3 +1,4 @@
+import type { SealedColumn } from '@comanda/security';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
@@ -14,10 +15,26 @@ export class MerchantSecretEntity {
   @Column({ name: 'tenant_id', type: 'text' })
   tenantId!: string;
 
-  @Column({ name: 'signing_secret', type: 'text' })
-  signingSecret!: string;
+  /** Sealed under COMANDA_SECRETS_KEY, bound to the merchant id (ADR 0033): never in clear. */
+  @Column({ name: 'signing_secret_sealed', type: 'text' })
+  signingSecretSealed!: string;
 
   /** `time` of the announcing event: an older announcement delivered late changes nothing. */
   @Column({ name: 'configured_at', type: 'timestamptz' })
   configuredAt!: Date;
+}
+
+/** What a sealed secret is bound to: a value copied to another merchant's row does not open. */
+export function merchantSecretLabel(merchantId: string): string {
+  return `notifications.merchant_secrets:${merchantId}`;
+}
+
+/** The sealed column, for the migration that sealed it and for re-sealing after a key change. */
+export function merchantSecretColumn(schema: string): SealedColumn {
+  return {
+    table: `"${schema}"."merchant_secrets"`,
+    key: 'merchant_id',
+    sealed: 'signing_secret_sealed',
+    label: merchantSecretLabel,
+  };
 }

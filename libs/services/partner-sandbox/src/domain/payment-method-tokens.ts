@@ -11,6 +11,8 @@ export const PAYMENT_METHOD_TOKENS = {
     'registration ends in registration_cancelled (the user cancels while processing)',
   sandbox_authorization_declined: 'authorization ends in authorization_failed (reason "declined")',
   sandbox_capture_failing: 'every capture ends in capture_failed (reason "capture_declined")',
+  sandbox_reservation_lapsed:
+    'authorization succeeds, then the partner annuls the transaction on its own side (the reservation lapsed there): every capture meets an annulled transaction, 202 then capture_failed (reason "transaction_annulled", rule 5); an annulment succeeds (reason "reservation_lapsed")',
   sandbox_no_event: 'every operation is accepted (202) and no event is ever sent',
   sandbox_no_event_registration: 'no event for registration; other operations as success',
   sandbox_no_event_authorization: 'no event for authorization; other operations as success',

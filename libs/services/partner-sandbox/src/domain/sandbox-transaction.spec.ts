@@ -18,6 +18,21 @@ describe('the sandbox transaction', () => {
     });
   });
 
+  it('annuls a sandbox_reservation_lapsed transaction itself after authorization, so capture fails (rule 5)', () => {
+    expect(decide('registered', 'authorization', 'sandbox_reservation_lapsed')).toEqual({
+      event: { type: 'authorization_succeeded' },
+      next: 'annulled',
+    });
+    expect(decide('annulled', 'capture', 'sandbox_reservation_lapsed')).toEqual({
+      event: { type: 'capture_failed', reason: 'transaction_annulled' },
+      next: 'annulled',
+    });
+    expect(decide('annulled', 'annulment', 'sandbox_reservation_lapsed')).toEqual({
+      event: { type: 'annulment_succeeded', reason: 'reservation_lapsed' },
+      next: 'annulled',
+    });
+  });
+
   it('keeps an authorized transaction authorized while capture keeps failing', () => {
     expect(decide('authorized', 'capture', 'sandbox_capture_failing')).toEqual({
       event: { type: 'capture_failed', reason: 'capture_declined' },

@@ -52,6 +52,8 @@ export interface SandboxTransaction {
   paymentMethod: string;
   state: TransactionState;
   createdAt: string;
+  /** When the partner annulled the transaction on its own side (`sandbox_reservation_lapsed`). */
+  lapsedAt?: string;
   operations: LedgerOperation[];
 }
 
@@ -100,6 +102,10 @@ function decideEvent(
       if (token === 'sandbox_authorization_declined') {
         return fail('authorization_failed', 'declined', 'authorization_failed');
       }
+      // Authorized, then annulled by the partner itself at once: its reservation lapsed.
+      if (token === 'sandbox_reservation_lapsed') {
+        return { event: { type: 'authorization_succeeded' }, next: 'annulled' };
+      }
       return { event: { type: 'authorization_succeeded' }, next: 'authorized' };
     case 'capture':
       if (state !== 'authorized') return fail('capture_failed', `transaction_${state}`);
@@ -108,6 +114,13 @@ function decideEvent(
     case 'annulment':
       if (state === 'registered' || state === 'authorized') {
         return { event: { type: 'annulment_succeeded' }, next: 'annulled' };
+      }
+      // The merchant never heard of the partner's own annulment: releasing it again is done.
+      if (state === 'annulled' && token === 'sandbox_reservation_lapsed') {
+        return {
+          event: { type: 'annulment_succeeded', reason: 'reservation_lapsed' },
+          next: state,
+        };
       }
       if (state === 'annulled' || state === 'captured' || state === 'new') {
         return fail('annulment_failed', `transaction_${state}`);

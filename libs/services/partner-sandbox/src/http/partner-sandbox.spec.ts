@@ -106,6 +106,17 @@ describe('the partner sandbox', () => {
       ['registration_succeeded', 'authorization_failed'],
     ],
     [
+      'sandbox_reservation_lapsed',
+      ['registration', 'authorization', 'capture', 'capture', 'annulment'],
+      [
+        'registration_succeeded',
+        'authorization_succeeded',
+        'capture_failed',
+        'capture_failed',
+        'annulment_succeeded',
+      ],
+    ],
+    [
       'sandbox_capture_failing',
       ['registration', 'authorization', 'capture', 'capture', 'annulment'],
       [
@@ -132,6 +143,18 @@ describe('the partner sandbox', () => {
       'capture_failed',
     ]);
     expect(sink.ofPayment(paymentId)[2].body['reason']).toBe('transaction_annulled');
+  });
+
+  it('annuls a sandbox_reservation_lapsed transaction on its own side once authorized, as its ledger shows', async () => {
+    const paymentId = await run('sandbox_reservation_lapsed', ['registration', 'authorization']);
+    expect(typesOf(paymentId)).toEqual(['registration_succeeded', 'authorization_succeeded']);
+    const transaction = await ledger(paymentId);
+    expect(transaction.state).toBe('annulled');
+    expect(transaction.lapsedAt).toEqual(expect.any(String));
+    expect(transaction.operations.map((entry) => entry.stateAfter)).toEqual([
+      'registered',
+      'annulled',
+    ]);
   });
 
   it('accepts but sends no event for sandbox_no_event_authorization', async () => {

@@ -72,6 +72,11 @@ export class SandboxTransactionView {
   @ApiProperty() paymentMethod!: string;
   @ApiProperty({ enum: TRANSACTION_STATES }) state!: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When the partner annulled the transaction on its own side (reservation lapsed)',
+  })
+  lapsedAt?: string;
   @ApiProperty({ type: [SandboxOperationView] }) operations!: SandboxOperationView[];
 }
 

@@ -94,6 +94,9 @@ export class AcceptOperation {
     const stateBefore = transaction.state;
     const outcome = decide(stateBefore, operation.operationType, behaviour.token);
     transaction.state = outcome.next;
+    if (operation.operationType === 'authorization' && outcome.next === 'annulled') {
+      transaction.lapsedAt = new Date().toISOString();
+    }
     const entry = {
       operationId: operation.operationId,
       operationType: operation.operationType,

@@ -1,10 +1,12 @@
-/** A payment partner account of a tenant: where operations go and the secret both ways are signed with. */
+/**
+ * A payment partner account of a tenant: where operations go. The secret both ways are
+ * signed with is not part of it: it is stored sealed and opened only to sign an operation.
+ */
 export interface Merchant {
   id: string;
   tenantId: string;
   name: string;
   partnerUrl: string;
-  signingSecret: string;
   createdAt: Date;
   updatedAt: Date;
 }

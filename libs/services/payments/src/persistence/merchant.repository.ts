@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
+import { SecretBox, type SealedColumn } from '@comanda/security';
 import type { Merchant } from '../domain/merchant';
 import { table } from './payment.repository';
 
@@ -8,17 +9,33 @@ interface MerchantRow {
   tenant_id: string;
   name: string;
   partner_url: string;
-  signing_secret: string;
   created_at: Date;
   updated_at: Date;
 }
 
+/**
+ * Where a merchant's signing secret lives: sealed under COMANDA_SECRETS_KEY, bound to its
+ * merchant id (ADR 0033). `schema` is the service's schema.
+ */
+export function merchantSecretColumn(schema: string): SealedColumn {
+  return {
+    table: `"${schema}"."merchants"`,
+    key: 'id',
+    sealed: 'signing_secret_sealed',
+    label: merchantSecretLabel,
+  };
+}
+
+const COLUMNS = 'id, tenant_id, name, partner_url, created_at, updated_at';
+
 @Injectable()
 export class MerchantRepository {
+  constructor(private readonly secrets: SecretBox) {}
+
   /** By id alone: ids are global, and the caller checks the tenant. Locked for the transaction. */
   async lock(tx: Tx, id: string): Promise<Merchant | undefined> {
     const rows: MerchantRow[] = await tx.query(
-      `SELECT * FROM ${table(tx, 'merchants')} WHERE id = $1 FOR UPDATE`,
+      `SELECT ${COLUMNS} FROM ${table(tx, 'merchants')} WHERE id = $1 FOR UPDATE`,
       [id],
     );
     return rows[0] && toMerchant(rows[0]);
@@ -26,30 +43,42 @@ export class MerchantRepository {
 
   async find(tx: Tx, tenantId: string, id: string): Promise<Merchant | undefined> {
     const rows: MerchantRow[] = await tx.query(
-      `SELECT * FROM ${table(tx, 'merchants')} WHERE id = $1 AND tenant_id = $2`,
+      `SELECT ${COLUMNS} FROM ${table(tx, 'merchants')} WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId],
     );
     return rows[0] && toMerchant(rows[0]);
   }
 
-  async upsert(tx: Tx, merchant: Merchant): Promise<void> {
+  /** Saves the merchant with its secret, sealed: the column never holds it in clear. */
+  async upsert(tx: Tx, merchant: Merchant, signingSecret: string): Promise<void> {
+    const sealed = this.secrets.seal(signingSecret, merchantSecretLabel(merchant.id));
     await tx.query(
-      `INSERT INTO ${table(tx, 'merchants')} (id, tenant_id, name, partner_url, signing_secret, created_at, updated_at)
+      `INSERT INTO ${table(tx, 'merchants')} (id, tenant_id, name, partner_url, signing_secret_sealed, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, partner_url = EXCLUDED.partner_url,
-         signing_secret = EXCLUDED.signing_secret, updated_at = EXCLUDED.updated_at
+         signing_secret_sealed = EXCLUDED.signing_secret_sealed, updated_at = EXCLUDED.updated_at
        WHERE ${table(tx, 'merchants')}.tenant_id = EXCLUDED.tenant_id`,
       [
         merchant.id,
         merchant.tenantId,
         merchant.name,
         merchant.partnerUrl,
-        merchant.signingSecret,
+        sealed,
         merchant.createdAt,
         merchant.updatedAt,
       ],
     );
   }
+
+  /** The merchant's secret in clear, from its sealed column value: only to sign with. */
+  openSecret(merchantId: string, sealed: string): string {
+    return this.secrets.open(sealed, merchantSecretLabel(merchantId));
+  }
+}
+
+/** What a sealed secret is bound to: a value copied to another merchant's row does not open. */
+function merchantSecretLabel(id: string): string {
+  return `payments.merchants:${id}`;
 }
 
 function toMerchant(row: MerchantRow): Merchant {
@@ -58,7 +87,6 @@ function toMerchant(row: MerchantRow): Merchant {
     tenantId: row.tenant_id,
     name: row.name,
     partnerUrl: row.partner_url,
-    signingSecret: row.signing_secret,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -8,16 +8,18 @@ import { OutboundHttp, signBody } from '@comanda/outbound';
 import { DataSource } from 'typeorm';
 import { schemaOf } from '@comanda/persistence';
 import { PaymentsConfig } from '../payments.config';
+import { MerchantRepository } from '../persistence/merchant.repository';
 import { PaymentRepository } from '../persistence/payment.repository';
 import { ApplyPaymentTrigger } from '../usecases/apply-trigger/apply-payment-trigger.usecase';
 
 interface ClaimedOperation {
   id: string;
   payment_id: string;
+  merchant_id: string;
   body: string;
   send_attempts: number;
   partner_url: string | null;
-  signing_secret: string | null;
+  signing_secret_sealed: string | null;
 }
 
 type SendResult =
@@ -43,6 +45,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     private readonly dataSource: DataSource,
     private readonly outbound: OutboundHttp,
     private readonly payments: PaymentRepository,
+    private readonly merchants: MerchantRepository,
     private readonly apply: ApplyPaymentTrigger,
     private readonly config: PaymentsConfig,
   ) {
@@ -75,9 +78,9 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
          FOR UPDATE SKIP LOCKED
        ) due
        WHERE o.id = due.id
-       RETURNING o.id, o.payment_id, o.body, o.send_attempts,
+       RETURNING o.id, o.payment_id, o.merchant_id, o.body, o.send_attempts,
          (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
-         (SELECT signing_secret FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret`,
+         (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed`,
       [this.leaseMs],
     );
     await Promise.all(claimed.map((operation) => this.sendOne(operation)));
@@ -152,8 +155,15 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async post(operation: ClaimedOperation): Promise<SendResult> {
-    if (!operation.partner_url || operation.signing_secret === null) {
+    if (!operation.partner_url || operation.signing_secret_sealed === null) {
       return { kind: 'retry', error: 'the merchant of the operation is not configured' };
+    }
+    let secret: string;
+    try {
+      secret = this.merchants.openSecret(operation.merchant_id, operation.signing_secret_sealed);
+    } catch (error) {
+      // Another COMANDA_SECRETS_KEY than the one it was sealed with: nothing to sign with.
+      return { kind: 'retry', error: describe(error) };
     }
     try {
       const response = await this.outbound.post(operation.partner_url, {
@@ -161,7 +171,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
         headers: {
           'content-type': 'application/json',
           'idempotency-key': operation.id,
-          'comanda-signature': signBody(operation.signing_secret, operation.body),
+          'comanda-signature': signBody(secret, operation.body),
         },
         timeoutMs: this.config.PAYMENT_SEND_REQUEST_TIMEOUT_MS,
       });

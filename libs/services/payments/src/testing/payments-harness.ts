@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   createCloudEvent,
   EventTypes,
@@ -29,6 +29,8 @@ import { FakePartner } from './fake-partner';
 
 export const TENANT = 'tenant-pay';
 export const SECRET = 'partner-secret-0123456789';
+/** The suite's COMANDA_SECRETS_KEY: merchants' secrets are sealed under it. */
+export const SECRETS_KEY = randomBytes(32).toString('base64url');
 
 /** Events the service published, as a test sees them on the bus. */
 export type Observed = CloudEvent<EventType>;
@@ -84,6 +86,7 @@ export class PaymentsHarness {
     this.partnerUrl = await this.partner.start();
     this.env = {
       LOG_LEVEL: 'warn',
+      COMANDA_SECRETS_KEY: SECRETS_KEY,
       TIMER_POLL_MS: '50',
       OUTBOX_POLL_MS: '50',
       PAYMENT_SEND_POLL_MS: '50',
@@ -110,6 +113,13 @@ export class PaymentsHarness {
 
   async start(): Promise<void> {
     this.service = await this.startService();
+  }
+
+  /** Stops the service and starts it again with these settings changed. */
+  async restartWith(env: Record<string, string>): Promise<void> {
+    await this.stop();
+    this.env = { ...this.env, ...env };
+    await this.start();
   }
 
   async configureMerchant(merchantId: string, partnerUrl = this.partnerUrl): Promise<void> {

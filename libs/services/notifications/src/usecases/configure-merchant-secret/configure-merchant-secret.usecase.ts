@@ -1,7 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { MerchantConfigured } from '@comanda/contracts';
 import type { Tx } from '@comanda/persistence';
-import { MerchantSecretEntity } from '../../persistence/merchant-secret.entity';
+import { SecretBox } from '@comanda/security';
+import {
+  MerchantSecretEntity,
+  merchantSecretLabel,
+} from '../../persistence/merchant-secret.entity';
 
 export interface ConfigureMerchantSecretCommand extends MerchantConfigured {
   tenantId: string;
@@ -12,13 +16,16 @@ export interface ConfigureMerchantSecretCommand extends MerchantConfigured {
 export type MerchantSecretOutcome = 'stored' | 'stale' | 'other_tenant';
 
 /**
- * Keeps the newest secret payments announced for a merchant. An announcement older than the
- * one kept (delivered late) changes nothing; so does one from another tenant for a merchant
- * id already taken, so no tenant can take over another's partner events.
+ * Keeps the newest secret payments announced for a merchant, sealed (ADR 0033). An
+ * announcement older than the one kept (delivered late) changes nothing; so does one from
+ * another tenant for a merchant id already taken, so no tenant can take over another's
+ * partner events.
  */
 @Injectable()
 export class ConfigureMerchantSecret {
   private readonly logger = new Logger(ConfigureMerchantSecret.name);
+
+  constructor(private readonly secrets: SecretBox) {}
 
   async execute(tx: Tx, command: ConfigureMerchantSecretCommand): Promise<MerchantSecretOutcome> {
     const known = await tx.findOne(MerchantSecretEntity, {
@@ -37,7 +44,10 @@ export class ConfigureMerchantSecret {
       {
         merchantId: command.merchantId,
         tenantId: command.tenantId,
-        signingSecret: command.signingSecret,
+        signingSecretSealed: this.secrets.seal(
+          command.signingSecret,
+          merchantSecretLabel(command.merchantId),
+        ),
         configuredAt: command.configuredAt,
       },
       ['merchantId'],

@@ -4,12 +4,16 @@ import { unstorableText } from '@comanda/http';
 import { OutboxWriter } from '@comanda/messaging';
 import { verifySignature } from '@comanda/outbound';
 import type { Tx } from '@comanda/persistence';
+import { SecretBox } from '@comanda/security';
 import {
   MalformedPartnerEventError,
   PartnerEventUnauthenticatedError,
 } from '../../domain/notification.errors';
 import { parsePartnerEvent } from '../../domain/partner-event';
-import { MerchantSecretEntity } from '../../persistence/merchant-secret.entity';
+import {
+  MerchantSecretEntity,
+  merchantSecretLabel,
+} from '../../persistence/merchant-secret.entity';
 import { PartnerEventEntity } from '../../persistence/partner-event.entity';
 import type {
   ReceivedPartnerEvent,
@@ -23,7 +27,10 @@ import type {
  */
 @Injectable()
 export class ReceivePartnerEvent {
-  constructor(private readonly outbox: OutboxWriter) {}
+  constructor(
+    private readonly outbox: OutboxWriter,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async execute(tx: Tx, command: ReceivePartnerEventCommand): Promise<ReceivedPartnerEvent> {
     // An id PostgreSQL cannot even compare (U+0000) names no merchant.
@@ -32,7 +39,12 @@ export class ReceivePartnerEvent {
         ? await tx.findOneBy(MerchantSecretEntity, { merchantId: command.merchantId })
         : null;
     if (!merchant) throw new PartnerEventUnauthenticatedError('unknown_merchant');
-    const check = verifySignature(command.signature, command.rawBody, merchant.signingSecret);
+    // A secret that does not open (another COMANDA_SECRETS_KEY) throws: 500, nothing stored.
+    const secret = this.secrets.open(
+      merchant.signingSecretSealed,
+      merchantSecretLabel(merchant.merchantId),
+    );
+    const check = verifySignature(command.signature, command.rawBody, secret);
     if (!check.valid) throw new PartnerEventUnauthenticatedError(check.reason);
 
     const parsed = parsePartnerEvent(command.rawBody);

@@ -15,8 +15,9 @@ export interface MerchantInput {
 
 /**
  * Creates or replaces a merchant. The partner URL is checked against the deployment's
- * outbound policy here (and again at every connection by the sender); every save announces
- * the secret to the notification receiver, which verifies partner events with it.
+ * outbound policy here (and again at every connection by the sender); the secret is stored
+ * sealed, and every save announces it to the notification receiver, which verifies partner
+ * events with it.
  */
 @Injectable()
 export class ConfigureMerchant {
@@ -51,11 +52,12 @@ export class ConfigureMerchant {
       tenantId,
       name: input.name,
       partnerUrl: input.partnerUrl,
-      signingSecret: input.signingSecret,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
-    await this.merchants.upsert(tx, merchant);
+    await this.merchants.upsert(tx, merchant, input.signingSecret);
+    // The contract of this event carries the secret in clear (ADR 0030): the receiver needs
+    // it and reads no table of ours. A known exposure, in docs/security.md (ADR 0033).
     await this.outbox.add(tx, {
       type: EventTypes.MerchantConfigured,
       tenantId,
