@@ -13,7 +13,8 @@ describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)',
     world = await PaymentsWorld.start('e2e_payments', {
       bus: 'rabbitmq',
       partner: 'fake',
-      env: { PAYMENT_OPERATION_TIMEOUT_MS: '4000' },
+      // Long enough that no operation meant to succeed meets it on a stalled CI machine.
+      env: { PAYMENT_OPERATION_TIMEOUT_MS: '8000' },
     });
     world.partner.script('silent', (operation) =>
       operation.operationType === 'registration' ? { status: 202 } : succeed(operation, 1),

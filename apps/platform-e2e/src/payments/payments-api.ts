@@ -8,6 +8,12 @@ import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
 import { provisionClient, type ProvisionedClient } from '../support/clients';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
+/**
+ * How long a state may take to arrive: a saga of several hops and deadlines of up to 15 s
+ * in these tests, on a CI machine that may stall. Waiting longer never hides a wrong state.
+ */
+const SETTLES = { timeoutMs: 60_000, intervalMs: 100 };
+
 export const SECRET = 'e2e-partner-secret-0123456789';
 
 export interface OrderRead {
@@ -204,25 +210,37 @@ export class PaymentsWorld {
   }
 
   orderIn(orderId: string, status: string): Promise<OrderRead> {
-    return waitFor(`order ${orderId} ${status}`, async () => {
-      const order = await this.order(orderId);
-      return order.status === status && order;
-    });
+    return waitFor(
+      `order ${orderId} ${status}`,
+      async () => {
+        const order = await this.order(orderId);
+        return order.status === status && order;
+      },
+      SETTLES,
+    );
   }
 
   async paymentOf(orderId: string): Promise<PaymentRead> {
-    const order = await waitFor(`a payment on order ${orderId}`, async () => {
-      const read = await this.order(orderId);
-      return read.payments.length > 0 && read;
-    });
+    const order = await waitFor(
+      `a payment on order ${orderId}`,
+      async () => {
+        const read = await this.order(orderId);
+        return read.payments.length > 0 && read;
+      },
+      SETTLES,
+    );
     return this.expect<PaymentRead>('GET', `/payments/${order.payments[0]?.paymentId}`, 200);
   }
 
   paymentIn(orderId: string, state: string): Promise<PaymentRead> {
-    return waitFor(`payment of ${orderId} ${state}`, async () => {
-      const payment = await this.paymentOf(orderId);
-      return payment.state === state && payment;
-    });
+    return waitFor(
+      `payment of ${orderId} ${state}`,
+      async () => {
+        const payment = await this.paymentOf(orderId);
+        return payment.state === state && payment;
+      },
+      SETTLES,
+    );
   }
 
   /** The POS adapter: start a session, then report placed or failed. */
