@@ -46,6 +46,7 @@ export type { OnEventOptions } from './nest/on-event.decorator';
 // Reliability: outbox (relay), inbox, durable timers, and the module that wires them.
 export { MessagingModule } from './messaging.module';
 export { MessagingLifecycle } from './messaging.lifecycle';
+export type { LoopState } from './polling/polling-loop';
 export { MESSAGING_OPTIONS } from './messaging.options';
 export type { MessagingOptions, RelayTuning, TimerTuning } from './messaging.options';
 export { MESSAGING_MIGRATIONS } from './migrations/messaging.migrations';

@@ -7,7 +7,7 @@ import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { PollingLoop } from '../polling/polling-loop';
+import { PollingLoop, type LoopState } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
@@ -88,6 +88,11 @@ export class TimerPoller {
 
   isHealthy(stuckAfterMs?: number): boolean {
     return this.loop.isHealthy(stuckAfterMs);
+  }
+
+  /** Its loop's state for readiness: ok, stopped, stuck in a round, or failing. */
+  state(stuckAfterMs?: number): LoopState {
+    return this.loop.state(stuckAfterMs);
   }
 
   /** Claims and fires one batch of due timers; returns how many were claimed. */
