@@ -36,6 +36,7 @@ export type {
   DeadLetterSink,
   InboxRunner,
   ReplayOutcome,
+  RetrySink,
 } from './nest/bus-server';
 export { BusContext } from './nest/bus-context';
 export { BusExceptionFilter } from './nest/bus-exception.filter';
@@ -45,6 +46,7 @@ export type { OnEventOptions } from './nest/on-event.decorator';
 // Reliability: outbox (relay), inbox, durable timers, and the module that wires them.
 export { MessagingModule } from './messaging.module';
 export { MessagingLifecycle } from './messaging.lifecycle';
+export type { LoopState } from './polling/polling-loop';
 export { MESSAGING_OPTIONS } from './messaging.options';
 export type { MessagingOptions, RelayTuning, TimerTuning } from './messaging.options';
 export { MESSAGING_MIGRATIONS } from './migrations/messaging.migrations';
@@ -56,6 +58,8 @@ export { OutboxOutsideTransactionError } from './outbox/outbox.errors';
 export { Inbox } from './inbox/inbox.service';
 export { DEAD_LETTER_PAGE_MAX, DeadLetterStore } from './dead-letters/dead-letter.store';
 export type { DeadLetterRecord } from './dead-letters/dead-letter.store';
+export { DeferredRetries, RETRY_TIMER, retryTimerKey } from './retries/deferred-retries';
+export type { DueRetry, RetryRunner } from './retries/deferred-retries';
 export { TimerService } from './timers/timer.service';
 export { TimerPoller } from './timers/timer.poller';
 export { TimerHandlerRegistry } from './timers/timer-handler.registry';

@@ -7,6 +7,7 @@ import {
 import { Inbox } from './inbox/inbox.service';
 import { MESSAGING_OPTIONS, type MessagingOptions } from './messaging.options';
 import { OutboxRelay } from './outbox/outbox.relay';
+import type { LoopState } from './polling/polling-loop';
 import { TimerHandlerRegistry } from './timers/timer-handler.registry';
 import { TimerPoller } from './timers/timer.poller';
 
@@ -47,11 +48,20 @@ export class MessagingLifecycle implements OnApplicationBootstrap, OnApplication
 
   /**
    * For the readiness check: the poller (and the relay, once started) run, their last round
-   * worked, and neither has been stuck in a round for three poll intervals.
+   * worked, and neither has been stuck in a round for three poll intervals (at least 5 s).
    */
   isHealthy(): boolean {
+    const { relay, timers } = this.loops();
+    return (relay === 'ok' || relay === 'not-started') && timers === 'ok';
+  }
+
+  /** Each loop's state, for the readiness answer: which one is stopped, stuck or failing. */
+  loops(): { relay: LoopState | 'not-started'; timers: LoopState } {
     const relayStarted = !this.options.deferRelayStart || this.relayStarted;
-    return (!relayStarted || this.relay.isHealthy()) && this.poller.isHealthy();
+    return {
+      relay: relayStarted ? this.relay.state() : 'not-started',
+      timers: this.poller.state(),
+    };
   }
 
   private relayStarted = false;

@@ -9,9 +9,10 @@ import { OutboxWriter } from './outbox/outbox.writer';
 import { TimerHandlerRegistry } from './timers/timer-handler.registry';
 import { TimerPoller } from './timers/timer.poller';
 import { TimerService } from './timers/timer.service';
+import { DeferredRetries } from './retries/deferred-retries';
 
 /**
- * Outbox, inbox and durable timers of one service. Needs a TypeORM `DataSource` and the
+ * Outbox, inbox, durable timers and consumers' durable retries of one service. Needs a TypeORM `DataSource` and the
  * `MESSAGE_BUS` from a global module of the host (the runtime provides both); the service's
  * migrations must include `MESSAGING_MIGRATIONS`.
  */
@@ -32,9 +33,17 @@ export class MessagingModule {
         TimerService,
         TimerHandlerRegistry,
         TimerPoller,
+        DeferredRetries,
         MessagingLifecycle,
       ],
-      exports: [OutboxWriter, Inbox, DeadLetterStore, TimerService, MessagingLifecycle],
+      exports: [
+        OutboxWriter,
+        Inbox,
+        DeadLetterStore,
+        DeferredRetries,
+        TimerService,
+        MessagingLifecycle,
+      ],
     };
   }
 }

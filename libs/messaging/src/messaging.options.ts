@@ -36,7 +36,8 @@ export interface RelayTuning {
    * When set, a publish not settled within this is counted as failed and retried. Off by
    * default: the bus bounds its own publish (RabbitMqBus waits for the confirm up to its
    * `publishTimeoutMs`), and the in-process bus legitimately resolves only once every
-   * queue settled the message, retries included.
+   * queue settled the message: handled once, or its retry or dead letter kept durably
+   * (docs/adr/0032). Set, it is a lease on that handling: keep it above the longest one.
    */
   publishTimeoutMs?: number;
   /** Published rows are kept this long for inspection (default 7 days). */
@@ -51,7 +52,11 @@ export interface RelayTuning {
 }
 
 export interface TimerTuning {
-  /** How long a claimed timer is reserved for one poller (default 60 s). */
+  /**
+   * How long a claimed timer is reserved for one poller until its firing starts (default
+   * 60 s; renewed when its attempt is counted). The firing holds the timer's row lock, so a
+   * handler may run longer than this without being fired twice (docs/adr/0032).
+   */
   leaseMs?: number;
   /** Due timers claimed per poll (default 20). */
   batchSize?: number;

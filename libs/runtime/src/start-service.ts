@@ -19,6 +19,7 @@ import {
   BusExceptionFilter,
   BusServer,
   DeadLetterStore,
+  DeferredRetries,
   Inbox,
   MESSAGE_BUS,
   MESSAGING_MIGRATIONS,
@@ -135,6 +136,9 @@ async function startInScope(
         service: definition.name,
         inbox: app.get(Inbox),
         deadLetters: app.get(DeadLetterStore),
+        // In process, a failed message waits for its retry as a timer of this service, not
+        // in memory: it delays nothing else and survives a kill (docs/adr/0032).
+        retries: app.get(DeferredRetries),
         topology,
       });
       const consumers = app.connectMicroservice<MicroserviceOptions>(

@@ -7,3 +7,4 @@ export {
 } from './services';
 export type { TestBroker, TestDatabase } from './services';
 export { waitFor } from './wait-for';
+export { TcpProxy } from './tcp-proxy';

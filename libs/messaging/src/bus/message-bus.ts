@@ -50,6 +50,15 @@ export interface Subscription {
    * once this resolved. When it fails, the consumer pauses as for an outage.
    */
   deadLetter?: (message: DeliveredMessage, error: string, attempts: number) => Promise<void>;
+  /**
+   * Keeps a message whose handler failed, to be tried again in `delayMs` (as attempt
+   * `message.attempt + 1`), durably, in place of the bus holding it in memory: the message is
+   * settled once this resolved, so a failing handler delays nothing but its own message.
+   * Whoever implements it runs the retry when it is due (BusServer: a durable timer in the
+   * service's schema, docs/adr/0032). When it fails, the consumer pauses as for an outage.
+   * Used by the in-process bus; RabbitMQ ignores it: its retry queues are durable already.
+   */
+  deferRetry?: (message: DeliveredMessage, delayMs: number, error: string) => Promise<void>;
 }
 
 /** A consumer's queue as the topology declares it, before any consumer of it runs. */

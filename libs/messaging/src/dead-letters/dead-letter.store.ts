@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { DeliveredMessage, MessageHeaders } from '../bus/message-bus';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
+import { RETRY_TIMER, retryTimerKey } from '../retries/deferred-retries';
 
 /** A message a consumer gave up on, as the service keeps it. */
 export interface DeadLetterRecord {
@@ -42,6 +43,7 @@ export const DEAD_LETTER_PAGE_MAX = 500;
 export class DeadLetterStore {
   private readonly deliveries: string;
   private readonly deadLetters: string;
+  private readonly timers: string;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -49,6 +51,7 @@ export class DeadLetterStore {
   ) {
     this.deliveries = qualifiedTable(options.schema, 'deliveries');
     this.deadLetters = qualifiedTable(options.schema, 'dead_letters');
+    this.timers = qualifiedTable(options.schema, 'timers');
   }
 
   /** Counts one more delivery of the event to the consumer; returns the count and last error. */
@@ -67,9 +70,17 @@ export class DeadLetterStore {
     return { deliveries: row.deliveries, lastError: row.last_error };
   }
 
-  /** Remembers why the last delivery failed (shown when the message is parked later). */
-  async recordError(consumer: string, eventId: string, error: string): Promise<void> {
-    await this.dataSource.query(
+  /**
+   * Remembers why the last delivery failed (shown when the message is parked later); in
+   * `within` when given.
+   */
+  async recordError(
+    consumer: string,
+    eventId: string,
+    error: string,
+    within?: EntityManager,
+  ): Promise<void> {
+    await (within ?? this.dataSource).query(
       `UPDATE ${this.deliveries} SET last_error = $3, updated_at = now()
        WHERE consumer = $1 AND event_id = $2`,
       [consumer, eventId, error],
@@ -77,22 +88,35 @@ export class DeadLetterStore {
   }
 
   /** The event was handled (or given up on): its count is no longer needed. */
-  async forget(consumer: string, eventId: string): Promise<void> {
-    await this.dataSource.query(
+  async forget(consumer: string, eventId: string, within?: EntityManager): Promise<void> {
+    await (within ?? this.dataSource).query(
       `DELETE FROM ${this.deliveries} WHERE consumer = $1 AND event_id = $2`,
       [consumer, eventId],
     );
   }
 
-  /** Parks the message as a dead letter of `consumer`, with its last error. */
+  /**
+   * Parks the message as a dead letter of `consumer`, with its last error, and ends its
+   * retries: a retry still pending for it is cancelled (an operator decides now). In
+   * `within` when given, else in a transaction of its own.
+   */
   async park(
     consumer: string,
     message: Pick<DeliveredMessage, 'event' | 'headers'>,
     error: string,
     attempts: number,
+    within?: EntityManager,
   ): Promise<void> {
     const { event } = message;
-    await this.dataSource.transaction(async (tx) => {
+    const write = async (tx: EntityManager) => {
+      // First, before this takes any other lock: a retry of the message being fired right
+      // now holds its timer row, and this waits for it. Then one still waiting is cancelled;
+      // the one fired in this very transaction (when parked from it) is marked fired and stays.
+      await tx.query(
+        `DELETE FROM ${this.timers}
+         WHERE name = $1 AND key = $2 AND fired_at IS NULL AND dead_at IS NULL`,
+        [RETRY_TIMER, retryTimerKey(consumer, event.id)],
+      );
       await tx.query(
         `INSERT INTO ${this.deadLetters}
            (consumer, event_id, event_type, tenant_id, event, headers, error, attempts)
@@ -114,7 +138,9 @@ export class DeadLetterStore {
         consumer,
         event.id,
       ]);
-    });
+    };
+    if (within) await write(within);
+    else await this.dataSource.transaction(write);
   }
 
   /** Newest first. */

@@ -82,6 +82,56 @@ describe('InProcessBus', () => {
     expect(bus.deadLetters('orders.broken')).toEqual(reported);
   });
 
+  it("settles a failed message once deferRetry kept its retry, and leaves the retry to the hook's owner", async () => {
+    const deferred: Array<{ attempt: number; delayMs: number; error: string }> = [];
+    const attempts: number[] = [];
+    await bus.subscribe({
+      queue: 'orders.deferred',
+      eventTypes: [EventTypes.OrderPlaced],
+      retry: { delaysMs: [30_000] },
+      prefetch: 1,
+      deferRetry: async (message, delayMs, error) => {
+        deferred.push({ attempt: message.attempt, delayMs, error });
+      },
+      handler: async (message) => {
+        attempts.push(message.attempt);
+        if (message.event.subject === 'order-broken') throw new Error('printer jammed');
+      },
+    });
+
+    // Neither publish waits for the 30 s back-off of the first; nothing is retried in memory.
+    await bus.publish(orderPlaced('tenant-a', 'order-broken'));
+    await bus.publish(orderPlaced('tenant-a', 'order-fine'));
+
+    expect(deferred).toEqual([{ attempt: 1, delayMs: 30_000, error: 'printer jammed' }]);
+    expect(attempts).toEqual([1, 1]);
+    expect(reported).toEqual([]);
+  });
+
+  it('holds a failed message whose retry could not be kept, and hands it over again', async () => {
+    let keepFails = true;
+    const deferred: number[] = [];
+    await bus.subscribe({
+      queue: 'orders.defer-fails',
+      eventTypes: [EventTypes.OrderPlaced],
+      deferRetry: async (message) => {
+        if (keepFails) {
+          keepFails = false;
+          throw new Error('connection terminated unexpectedly');
+        }
+        deferred.push(message.attempt);
+      },
+      handler: async () => {
+        throw new Error('printer jammed');
+      },
+    });
+
+    await bus.publish(orderPlaced());
+
+    // Held as for an outage (no attempt counted), then failed again and kept this time.
+    expect(deferred).toEqual([1]);
+  });
+
   it('resolves publish at once when no queue is bound to the type', async () => {
     await bus.subscribe({
       queue: 'payments.x',

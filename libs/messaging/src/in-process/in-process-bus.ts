@@ -49,6 +49,7 @@ interface Consumer {
   /** Holds the consumer's queue while its database is down. */
   outage: OutagePause;
   keepDeadLetter?: Subscription['deadLetter'];
+  deferRetry?: Subscription['deferRetry'];
   idle: Array<() => void>;
 }
 
@@ -65,9 +66,12 @@ interface Queue {
 /**
  * The MessageBus of standalone mode: one Node process, no broker, the same semantics as
  * RabbitMqBus (see docs/adr/0002-messaging-transport.md). Durability comes from the outbox:
- * `publish` resolves only once every bound queue has settled the message (handled, or
- * dead-lettered), so an event the process dies with is still unpublished in the outbox and
- * is sent again at the next start.
+ * `publish` resolves only once every bound queue has settled the message (handled, or its
+ * retry or dead letter durably kept by the subscription's `deferRetry` / `deadLetter`), so
+ * an event the process dies with is still unpublished in the outbox and is sent again at
+ * the next start. A failing handler delays only its own message (docs/adr/0032): its retry
+ * goes to `deferRetry` and the publish settles, so the relay moves on. Without that hook a
+ * retry waits in memory, and the publish with it.
  */
 export class InProcessBus implements MessageBus {
   private readonly queues = new Map<string, Queue>();
@@ -122,6 +126,7 @@ export class InProcessBus implements MessageBus {
       cancelled: false,
       outage: new OutagePause(subscription.probe),
       keepDeadLetter: subscription.deadLetter,
+      deferRetry: subscription.deferRetry,
       idle: [],
     };
     queue.consumers.push(consumer);
@@ -211,15 +216,18 @@ export class InProcessBus implements MessageBus {
     return undefined;
   }
 
-  private async deliver(queue: Queue, consumer: Consumer, delivery: Delivery): Promise<void> {
-    const message: DeliveredMessage = {
+  private messageOf(delivery: Delivery): DeliveredMessage {
+    return {
       event: delivery.event,
       headers: delivery.headers,
       attempt: delivery.attempt,
       redelivered: delivery.attempt > 1,
     };
+  }
+
+  private async deliver(queue: Queue, consumer: Consumer, delivery: Delivery): Promise<void> {
     try {
-      await consumer.handler(message);
+      await consumer.handler(this.messageOf(delivery));
       delivery.settle();
     } catch (error) {
       const kind = classifyFailure(error);
@@ -264,6 +272,21 @@ export class InProcessBus implements MessageBus {
       this.deadLetter(queue, consumer, delivery, error);
       return;
     }
+    const defer = consumer.deferRetry;
+    if (defer) {
+      // Kept durably by the service (a retry timer in its schema), which runs it when due;
+      // settled once it is written, so nothing else waits for this message's back-off.
+      defer(this.messageOf(delivery), delayMs, describeError(error)).then(
+        () => {
+          this.logger.warn(
+            `${queue.name}: event ${delivery.event.id} failed on attempt ${delivery.attempt}, retrying in ${delayMs} ms (kept durably): ${describeError(error)}`,
+          );
+          delivery.settle();
+        },
+        (deferError: unknown) => this.hold(queue, consumer, delivery, deferError),
+      );
+      return;
+    }
     this.logger.warn(
       `${queue.name}: event ${delivery.event.id} failed on attempt ${delivery.attempt}, retrying in ${delayMs} ms: ${describeError(error)}`,
     );
@@ -280,13 +303,7 @@ export class InProcessBus implements MessageBus {
     const keep = consumer.keepDeadLetter;
     if (keep) {
       // Kept durably by the service (its dead_letters table); settled once it is written.
-      const message = {
-        event: delivery.event,
-        headers: delivery.headers,
-        attempt: delivery.attempt,
-        redelivered: delivery.attempt > 1,
-      };
-      keep(message, describeError(error), delivery.attempt).then(
+      keep(this.messageOf(delivery), describeError(error), delivery.attempt).then(
         () => {
           this.logger.error(
             `${queue.name}: event ${delivery.event.id} (${delivery.event.type}) dead-lettered after ${delivery.attempt} attempts: ${describeError(error)}`,

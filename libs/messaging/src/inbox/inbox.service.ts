@@ -70,13 +70,16 @@ export class Inbox {
    * without running it when `consumer` already handled `event`. A concurrent duplicate waits
    * on the mark's primary key until the first commits (then it is skipped) or rolls back
    * (then it runs). An effect that throws rolls back the mark too, so a retry runs it again.
+   * With `within`, mark and effect run in a savepoint of that transaction (a due retry's, so
+   * they commit with its timer's mark) and a throw rolls back only to the savepoint.
    */
   async handleOnce(
     consumer: string,
     event: Pick<CloudEvent, 'id'>,
     effect: (manager: EntityManager) => Promise<void>,
+    within?: EntityManager,
   ): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+    return (within ?? this.dataSource).transaction(async (manager) => {
       const inserted: unknown[] = await manager.query(
         `INSERT INTO ${this.table} (consumer, event_id) VALUES ($1, $2)
          ON CONFLICT DO NOTHING RETURNING event_id`,

@@ -3,16 +3,18 @@ import { childTraceparent, runInService, runWithContext } from '@comanda/context
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import type { EntityManager } from 'typeorm';
-import type {
-  DeliveredMessage,
-  MessageBus,
-  RetryPolicy,
-  SubscriptionHandle,
+import {
+  DEFAULT_RETRY_POLICY,
+  type DeliveredMessage,
+  type MessageBus,
+  type RetryPolicy,
+  type SubscriptionHandle,
 } from '../bus/message-bus';
 import type { ConsumerDeclaration } from '@comanda/contracts';
 import { classifyFailure } from '../bus/failure-kind';
 import { InvalidSubscriptionError } from '../bus/messaging.errors';
-import { describeError } from '../bus/retry-schedule';
+import { describeError, retryDelayAfter } from '../bus/retry-schedule';
+import type { DueRetry, RetryRunner } from '../retries/deferred-retries';
 import { BusContext } from './bus-context';
 
 export interface BusServerOptions {
@@ -41,6 +43,25 @@ export interface BusServerOptions {
   deadLetters?: DeadLetterSink;
   /** Deliveries before a message that never completes is parked (default 10). */
   maxDeliveries?: number;
+  /**
+   * The service's durable retries (`DeferredRetries`; needs `deadLetters`). When given, a
+   * bus without durable retries of its own (in-process) hands a failed message here and
+   * settles it at once, so it delays no other message; the retry runs when due through the
+   * same handler and inbox, and is parked once the retry policy is used up (docs/adr/0032).
+   */
+  retries?: RetrySink;
+}
+
+/** The part of `DeferredRetries` the server needs. */
+export interface RetrySink {
+  defer(
+    consumer: string,
+    message: Pick<DeliveredMessage, 'event' | 'headers' | 'attempt'>,
+    delayMs: number,
+    error: string,
+    within?: EntityManager,
+  ): Promise<void>;
+  serve(run: RetryRunner): void;
 }
 
 /** The part of `DeadLetterStore` the server needs. */
@@ -49,13 +70,19 @@ export interface DeadLetterSink {
     consumer: string,
     eventId: string,
   ): Promise<{ deliveries: number; lastError: string | null }>;
-  recordError(consumer: string, eventId: string, error: string): Promise<void>;
-  forget(consumer: string, eventId: string): Promise<void>;
+  recordError(
+    consumer: string,
+    eventId: string,
+    error: string,
+    within?: EntityManager,
+  ): Promise<void>;
+  forget(consumer: string, eventId: string, within?: EntityManager): Promise<void>;
   park(
     consumer: string,
     message: Pick<DeliveredMessage, 'event' | 'headers'>,
     error: string,
     attempts: number,
+    within?: EntityManager,
   ): Promise<void>;
 }
 
@@ -68,6 +95,8 @@ export interface InboxRunner {
     consumer: string,
     event: { id: string },
     effect: (manager: EntityManager) => Promise<void>,
+    /** Runs mark and effect in a savepoint of this transaction instead of one of their own. */
+    within?: EntityManager,
   ): Promise<boolean>;
   /** Resolves when the inbox's database answers: consumers paused by an outage resume then. */
   ping?(): Promise<void>;
@@ -109,6 +138,12 @@ export class BusServer
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
     try {
+      const { retries, deadLetters } = this.options;
+      if (retries && !deadLetters) {
+        throw new InvalidSubscriptionError(
+          'durable retries need the dead-letter store: an exhausted retry is parked there',
+        );
+      }
       const consumers = this.consumers();
       if (this.options.topology) this.checkDeclared(consumers, this.options.topology);
       this.registered = consumers;
@@ -129,10 +164,15 @@ export class BusServer
                     attempts,
                   )
               : undefined,
+            deferRetry: retries
+              ? (message, delayMs, error) => retries.defer(consumer.queue, message, delayMs, error)
+              : undefined,
             handler: (message) => this.dispatch(consumer, message),
           }),
         );
       }
+      // Retries kept while no consumer listened (a restart) run from now on.
+      retries?.serve((retry, tx) => this.runRetry(retry, tx));
       this._status$.next('connected');
       callback();
     } catch (error) {
@@ -252,22 +292,7 @@ export class BusServer
   private async count(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<void> {
     const store = this.options.deadLetters;
     const { event } = message;
-    if (store) {
-      // Counted before the handler runs, in a statement of its own: a handler that ends the
-      // process has used a delivery all the same.
-      const { deliveries, lastError } = await store.countDelivery(consumer.queue, event.id);
-      const max = this.options.maxDeliveries ?? 10;
-      if (deliveries > max) {
-        const reason =
-          lastError ??
-          `delivered ${deliveries - 1} times without completing: the process ended while handling it`;
-        this.logger.error(
-          `${consumer.queue}: parking event ${event.id} (${event.type}): ${reason}`,
-        );
-        await store.park(consumer.queue, message, reason, deliveries - 1);
-        return;
-      }
-    }
+    if (await this.countOrPark(consumer, message)) return;
     try {
       await this.handle(consumer, message);
     } catch (error) {
@@ -281,8 +306,92 @@ export class BusServer
     if (store) await store.forget(consumer.queue, event.id).catch(() => undefined);
   }
 
-  /** Runs the handler of the message's type in the inbox transaction; false when already handled. */
-  private async handle(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<boolean> {
+  /**
+   * Counts a delivery before its handler runs, in a statement of its own (a handler that ends
+   * the process has used a delivery all the same); once a message was delivered more than
+   * `maxDeliveries` times it is parked instead (in `within` when given) and true returned.
+   */
+  private async countOrPark(
+    consumer: ConsumerHandlers,
+    message: DeliveredMessage,
+    within?: EntityManager,
+  ): Promise<boolean> {
+    const store = this.options.deadLetters;
+    if (!store) return false;
+    const { event } = message;
+    const { deliveries, lastError } = await store.countDelivery(consumer.queue, event.id);
+    const max = this.options.maxDeliveries ?? 10;
+    if (deliveries <= max) return false;
+    const reason =
+      lastError ??
+      `delivered ${deliveries - 1} times without completing: the process ended while handling it`;
+    this.logger.error(`${consumer.queue}: parking event ${event.id} (${event.type}): ${reason}`);
+    await store.park(consumer.queue, message, reason, deliveries - 1, within);
+    return true;
+  }
+
+  /**
+   * Runs a due retry (docs/adr/0032) in `tx`, the transaction that marks its timer fired. It
+   * is counted like any delivery and handled through the inbox in a savepoint of `tx`, so the
+   * effect, the inbox mark and the timer's mark commit together, once. When the handler fails
+   * the savepoint is rolled back and, in the same transaction, the timer is armed again with
+   * the policy's next delay, or the message is parked once the policy is used up (or at once
+   * for a `NonRetryableError`). An infrastructure failure is thrown: the whole transaction
+   * rolls back, the timer poller gives the attempt back and tries again later.
+   */
+  private async runRetry(retry: DueRetry, tx: EntityManager): Promise<void> {
+    const store = this.options.deadLetters as DeadLetterSink;
+    const retries = this.options.retries as RetrySink;
+    const { event } = retry;
+    const message: DeliveredMessage = {
+      event,
+      headers: retry.headers ?? {},
+      attempt: retry.attempt,
+      redelivered: true,
+    };
+    const consumer = this.registered.find((candidate) => candidate.queue === retry.consumer);
+    if (!consumer) {
+      // The consumer left the code while its retry waited: kept for an operator to decide.
+      const reason = `this service has no consumer ${retry.consumer} any more (last error: ${retry.lastError})`;
+      this.logger.error(`${retry.consumer}: parking event ${event.id} (${event.type}): ${reason}`);
+      await store.park(retry.consumer, message, reason, retry.attempt - 1, tx);
+      return;
+    }
+    if (await this.countOrPark(consumer, message, tx)) return;
+    try {
+      await this.handle(consumer, message, tx);
+    } catch (error) {
+      const kind = classifyFailure(error);
+      if (kind === 'infrastructure') throw error;
+      const reason = describeError(error);
+      const policy = this.options.retry ?? DEFAULT_RETRY_POLICY;
+      const delayMs = kind === 'handler' ? retryDelayAfter(policy, message.attempt) : undefined;
+      if (delayMs === undefined) {
+        this.logger.error(
+          `${consumer.queue}: event ${event.id} (${event.type}) dead-lettered after ${message.attempt} attempts: ${reason}`,
+        );
+        await store.park(consumer.queue, message, reason, message.attempt, tx);
+        return;
+      }
+      this.logger.warn(
+        `${consumer.queue}: event ${event.id} failed on attempt ${message.attempt}, retrying in ${delayMs} ms (kept durably): ${reason}`,
+      );
+      await store.recordError(consumer.queue, event.id, reason, tx);
+      await retries.defer(consumer.queue, message, delayMs, reason, tx);
+      return;
+    }
+    await store.forget(consumer.queue, event.id, tx);
+  }
+
+  /**
+   * Runs the handler of the message's type in the inbox transaction (a savepoint of `within`
+   * when given); false when already handled.
+   */
+  private async handle(
+    consumer: ConsumerHandlers,
+    message: DeliveredMessage,
+    within?: EntityManager,
+  ): Promise<boolean> {
     const { event, headers } = message;
     const handler = consumer.byType.get(event.type);
     if (!handler) {
@@ -303,8 +412,9 @@ export class BusServer
     // In process, the publisher's scope would otherwise name the service in handler logs.
     return runInService(this.options.service, () =>
       runWithContext(context, async () => {
-        if (inbox) return inbox.handleOnce(consumer.queue, event, run);
-        await run();
+        if (inbox) return inbox.handleOnce(consumer.queue, event, run, within);
+        if (within) await within.transaction(run);
+        else await run();
         return true;
       }),
     );

@@ -15,7 +15,7 @@ import {
 } from '../messaging.options';
 import { outboxChannel } from './outbox-channel';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { PollingLoop } from '../polling/polling-loop';
+import { PollingLoop, type LoopState } from '../polling/polling-loop';
 
 interface ClaimedRow {
   position: string;
@@ -134,6 +134,11 @@ export class OutboxRelay {
   /** Running, and its last round trip to the database worked. */
   isHealthy(stuckAfterMs?: number): boolean {
     return this.loop.isHealthy(stuckAfterMs);
+  }
+
+  /** Its loop's state for readiness: ok, stopped, stuck in a round, or failing. */
+  state(stuckAfterMs?: number): LoopState {
+    return this.loop.state(stuckAfterMs);
   }
 
   /** Claims one batch and publishes it; exposed for drain and tests. */

@@ -1,5 +1,8 @@
 import { WakeableSleep } from './wakeable-sleep';
 
+/** A loop as readiness sees it: fine, stopped, in one round for too long, or its last round failed. */
+export type LoopState = 'ok' | 'stopped' | 'stuck' | 'failing';
+
 /**
  * The work loop the outbox relay and the timer poller share: run a round, sleep the poll
  * interval unless the round says more work is waiting (or a wake-up cuts the sleep short),
@@ -51,10 +54,16 @@ export class PollingLoop {
    * for more than `stuckAfterMs` (default: three poll intervals, at least 5 s): a loop stuck
    * on a hung connection or handler turns readiness red.
    */
-  isHealthy(stuckAfterMs = Math.max(this.pollMs * 3, 5_000)): boolean {
+  isHealthy(stuckAfterMs?: number): boolean {
+    return this.state(stuckAfterMs) === 'ok';
+  }
+
+  /** Why the loop is unhealthy, if it is (see `isHealthy`): stopped, stuck in a round, or failing. */
+  state(stuckAfterMs = Math.max(this.pollMs * 3, 5_000)): LoopState {
+    if (!this.running) return 'stopped';
     const started = this.roundStartedAt;
-    const stuck = started !== undefined && Date.now() - started > stuckAfterMs;
-    return this.running && this.lastRoundOk && !stuck;
+    if (started !== undefined && Date.now() - started > stuckAfterMs) return 'stuck';
+    return this.lastRoundOk ? 'ok' : 'failing';
   }
 
   private async run(): Promise<void> {

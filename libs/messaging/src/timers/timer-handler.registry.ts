@@ -4,10 +4,14 @@ import { ON_TIMER_METADATA } from './on-timer.decorator';
 import { DuplicateTimerHandlerError } from './timer.errors';
 import type { TimerHandler } from './timer.types';
 
-/** The `@OnTimer` handlers of the application, found once at bootstrap. */
+/**
+ * The timer handlers of the application: the `@OnTimer` methods, found once at bootstrap,
+ * and those registered in code (the bus server's retries, docs/adr/0032), whenever that is.
+ */
 @Injectable()
 export class TimerHandlerRegistry {
-  private readonly handlers = new Map<string, TimerHandler>();
+  private readonly discovered = new Map<string, TimerHandler>();
+  private readonly registered = new Map<string, TimerHandler>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -15,8 +19,9 @@ export class TimerHandlerRegistry {
     private readonly reflector: Reflector,
   ) {}
 
+  /** Finds the `@OnTimer` methods again; handlers registered in code are kept. */
   discover(): void {
-    this.handlers.clear();
+    this.discovered.clear();
     for (const wrapper of this.discovery.getProviders()) {
       const instance: unknown = wrapper.instance;
       if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
@@ -27,21 +32,22 @@ export class TimerHandlerRegistry {
         if (typeof target !== 'function') continue;
         const name = this.reflector.get<string | undefined>(ON_TIMER_METADATA, target);
         if (name === undefined) continue;
-        this.register(name, (target as TimerHandler).bind(instance));
+        if (this.get(name)) throw new DuplicateTimerHandlerError(name);
+        this.discovered.set(name, (target as TimerHandler).bind(instance));
       }
     }
   }
 
   register(name: string, handler: TimerHandler): void {
-    if (this.handlers.has(name)) throw new DuplicateTimerHandlerError(name);
-    this.handlers.set(name, handler);
+    if (this.get(name)) throw new DuplicateTimerHandlerError(name);
+    this.registered.set(name, handler);
   }
 
   get(name: string): TimerHandler | undefined {
-    return this.handlers.get(name);
+    return this.discovered.get(name) ?? this.registered.get(name);
   }
 
   names(): string[] {
-    return [...this.handlers.keys()];
+    return [...this.discovered.keys(), ...this.registered.keys()];
   }
 }

@@ -213,6 +213,44 @@ describe('durable timers', () => {
     expect(new Set(fired.map((effect) => effect.key))).toEqual(new Set(keys));
   });
 
+  it('fires a timer whose handler outlasts its lease once, its attempt counted once, while another replica polls', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const behaviour = (outbox: OutboxWriter): Behaviour => {
+      const announce = recordAndAnnounce(outbox);
+      return async (payload, manager, timer) => {
+        if (timer.key === 'order-long') await released;
+        await announce(payload, manager, timer);
+      };
+    };
+    const a = await startReplica(behaviour, { leaseMs: 300 });
+    await startReplica(behaviour, { leaseMs: 300 });
+    await schedule(a, 'order-long', new Date());
+
+    // The lease runs out while the handler still runs...
+    await waitFor('the handler to outlast its lease', async () => {
+      const [row] = await observer.query(
+        `SELECT locked_until < now() AS expired FROM ${TIMERS} WHERE key = 'order-long'`,
+      );
+      return (row as { expired: boolean | null }).expired === true;
+    });
+    // ...and the other replica polls after that: a timer due now can only be fired by it,
+    // the first one being busy with the long handler.
+    await schedule(a, 'order-probe', new Date());
+    await waitFor('the other replica to fire a timer', async () =>
+      Boolean((await timerRow('order-probe'))?.fired_at),
+    );
+    release();
+    await waitFor('the long timer to fire', async () =>
+      Boolean((await timerRow('order-long'))?.fired_at),
+    );
+
+    expect((await effects()).filter((effect) => effect.key === 'order-long')).toEqual([
+      { key: 'order-long', attempt: 1 },
+    ]);
+    expect(await timerRow('order-long')).toMatchObject({ attempts: 1, dead_at: null });
+  });
+
   it('retries a throwing handler with back-off and keeps none of the failed attempts’ writes', async () => {
     const replica = await startReplica((outbox) => async (payload, manager, timer) => {
       await recordAndAnnounce(outbox)(payload, manager, timer);

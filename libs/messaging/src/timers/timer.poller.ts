@@ -7,7 +7,7 @@ import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { PollingLoop } from '../polling/polling-loop';
+import { PollingLoop, type LoopState } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
@@ -90,6 +90,11 @@ export class TimerPoller {
     return this.loop.isHealthy(stuckAfterMs);
   }
 
+  /** Its loop's state for readiness: ok, stopped, stuck in a round, or failing. */
+  state(stuckAfterMs?: number): LoopState {
+    return this.loop.state(stuckAfterMs);
+  }
+
   /** Claims and fires one batch of due timers; returns how many were claimed. */
   async pollOnce(): Promise<number> {
     const names = this.registry.names();
@@ -158,11 +163,16 @@ export class TimerPoller {
     const handler = this.registry.get(name);
     if (!handler) return;
     // The attempt is counted in its own committed statement before the handler runs: a
-    // handler that kills the process has used it all the same, and is parked after N.
+    // handler that kills the process has used it all the same, and is parked after N. The
+    // same statement renews the lease, so a timer that waited in its batch behind slower ones
+    // starts with a whole lease; from the firing's first statement on, its row lock (not the
+    // lease) keeps every other poller off it, however long the handler runs.
     const [, counted]: [unknown, number] = await this.dataSource.query(
-      `UPDATE ${this.table} SET attempts = attempts + 1, updated_at = now()
+      `UPDATE ${this.table}
+       SET attempts = attempts + 1, locked_until = now() + $4 * interval '1 millisecond',
+           updated_at = now()
        WHERE name = $1 AND key = $2 AND locked_by = $3 AND fired_at IS NULL AND dead_at IS NULL`,
-      [name, key, this.instance],
+      [name, key, this.instance, this.leaseMs],
     );
     if (counted === 0) return; // cancelled, rescheduled or taken over since the claim
     try {

@@ -66,12 +66,19 @@ export class HealthController {
     }
   }
 
-  /** The outbox relay and the timer poller: running, last round fine, not stuck in one. */
+  /**
+   * The outbox relay and the timer poller: running, last round fine, not stuck in one. The
+   * answer names each loop's state (`ok`, `stuck`, `failing`, `stopped`).
+   */
   private loops(messaging: MessagingLifecycle): HealthIndicatorResult {
     const indicator = this.indicators.check('messaging');
+    const loops = messaging.loops();
     return messaging.isHealthy()
-      ? indicator.up()
-      : indicator.down({ message: 'the outbox relay or the timer poller is failing or stuck' });
+      ? indicator.up(loops)
+      : indicator.down({
+          message: 'the outbox relay or the timer poller is failing or stuck',
+          ...loops,
+        });
   }
 
   private busState(bus: MessageBus): HealthIndicatorResult {

@@ -4,8 +4,11 @@
  * record their effect; poison that kills the process (SIGKILL, as `kill -9` would)
  * mid-handling every time (`exit-*`), and events and timers that kill it once at a given
  * window (`kill-<window>-*`, remembered in the `kills` table so the next life goes on).
- * Configured by environment: WORKER_DATABASE_URL, WORKER_AMQP_URL, WORKER_EXCHANGE,
- * WORKER_QUEUE_PREFIX, WORKER_MAX_DELIVERIES, WORKER_TIMER_MAX_ATTEMPTS.
+ * Events `throw-*` always fail, `fail-life1-*` fail in the process's first life only.
+ * Configured by environment: WORKER_DATABASE_URL, WORKER_BUS (`rabbitmq`, the default, or
+ * `in-process`: standalone mode, the relay publishing to the process's own consumer),
+ * WORKER_AMQP_URL, WORKER_EXCHANGE, WORKER_QUEUE_PREFIX, WORKER_MAX_DELIVERIES,
+ * WORKER_TIMER_MAX_ATTEMPTS, WORKER_RETRY_DELAYS_MS (comma-separated), WORKER_LIFE.
  */
 import 'reflect-metadata';
 import { Controller, Global, Injectable, Module } from '@nestjs/common';
@@ -13,6 +16,9 @@ import { NestFactory } from '@nestjs/core';
 import { Ctx, Payload, type MicroserviceOptions } from '@nestjs/microservices';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { InProcessBus } from '../../in-process/in-process-bus';
+import { MessagingLifecycle } from '../../messaging.lifecycle';
+import { DeferredRetries } from '../../retries/deferred-retries';
 import {
   MESSAGE_BUS,
   type MessageBus,
@@ -26,7 +32,7 @@ import { Inbox } from '../../inbox/inbox.service';
 import { MessagingModule } from '../../messaging.module';
 import { BusContext } from '../../nest/bus-context';
 import { BusExceptionFilter } from '../../nest/bus-exception.filter';
-import { BusServer, type InboxRunner } from '../../nest/bus-server';
+import { BusServer, type InboxRunner, type RetrySink } from '../../nest/bus-server';
 import { OnEvent } from '../../nest/on-event.decorator';
 import {
   messagingOptions,
@@ -62,7 +68,10 @@ async function killOnce(dataSource: DataSource, window: string, subject: string)
   if (inserted.length > 0) die();
 }
 
-/** The real bus, with a kill before and after a publish is confirmed (before the outbox mark). */
+/**
+ * The real bus, with a kill before and after a publish is confirmed (before the outbox mark),
+ * and right after a failed message's retry was kept durably (before its publish settled).
+ */
 class KillingBus implements MessageBus {
   constructor(
     private readonly inner: MessageBus,
@@ -74,7 +83,16 @@ class KillingBus implements MessageBus {
     await killOnce(this.dataSource, 'after-publish', event.subject);
   }
   subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
-    return this.inner.subscribe(subscription);
+    const defer = subscription.deferRetry;
+    return this.inner.subscribe({
+      ...subscription,
+      deferRetry:
+        defer &&
+        (async (message, delayMs, error) => {
+          await defer(message, delayMs, error);
+          await killOnce(this.dataSource, 'after-defer', message.event.subject);
+        }),
+    });
   }
   declare(queues: readonly QueueDeclaration[]): Promise<void> {
     return this.inner.declare?.(queues) ?? Promise.resolve();
@@ -91,8 +109,8 @@ class KillingBus implements MessageBus {
 function killingInbox(inbox: Inbox, dataSource: DataSource): InboxRunner {
   return {
     ping: () => inbox.ping(),
-    handleOnce: async (consumer, event, effect) => {
-      const applied = await inbox.handleOnce(consumer, event, effect);
+    handleOnce: async (consumer, event, effect, within) => {
+      const applied = await inbox.handleOnce(consumer, event, effect, within);
       const subject = (event as { subject?: string }).subject ?? '';
       await killOnce(dataSource, 'after-commit', subject);
       return applied;
@@ -107,12 +125,25 @@ async function record(tx: EntityManager, consumer: string, id: string, subject: 
   );
 }
 
+/** Which life of the replica this is (1 for the first start), as its supervisor counts. */
+let life = 1;
+
 @Controller()
 class Handlers {
   @OnEvent(EventTypes.OrderPlaced, { consumer: CRASH_WORKER.consumer })
   async apply(@Payload() event: CloudEvent, @Ctx() ctx: BusContext): Promise<void> {
     if (event.subject.startsWith('exit')) die();
     if (event.subject.startsWith('throw')) throw new Error('always fails');
+    if (event.subject.startsWith('fail-life1-') && life === 1) {
+      throw new Error('fails in the first life');
+    }
+    if (event.subject.startsWith('kill-after-defer-')) {
+      // Fails until the process was killed right after keeping its retry, then succeeds.
+      const killed: unknown[] = await ctx
+        .getTransaction()
+        .query(`SELECT 1 FROM "${SCHEMA}"."kills" WHERE name = $1`, [event.subject]);
+      if (killed.length === 0) throw new Error('fails until the kill');
+    }
     await record(ctx.getTransaction(), 'consumer', event.id, event.subject);
   }
 }
@@ -133,23 +164,33 @@ async function main(): Promise<void> {
   // A test fixture configured by the test that spawns it, not a service: no typed config.
   // eslint-disable-next-line no-restricted-syntax
   const env = process.env;
+  life = Number(env.WORKER_LIFE ?? 1);
+  const inProcess = env.WORKER_BUS === 'in-process';
+  const retryDelaysMs = env.WORKER_RETRY_DELAYS_MS
+    ? env.WORKER_RETRY_DELAYS_MS.split(',').map(Number)
+    : [...CRASH_WORKER.retryDelaysMs];
   const dataSource = await openServiceDatabase(env.WORKER_DATABASE_URL as string);
   await dataSource.query(`CREATE TABLE IF NOT EXISTS "${SCHEMA}"."kills" (name text PRIMARY KEY)`);
   const bus = new KillingBus(
-    new RabbitMqBus({
-      url: env.WORKER_AMQP_URL as string,
-      exchange: env.WORKER_EXCHANGE,
-      queuePrefix: env.WORKER_QUEUE_PREFIX,
-      reconnectDelayMs: 100,
-    }),
+    inProcess
+      ? new InProcessBus()
+      : new RabbitMqBus({
+          url: env.WORKER_AMQP_URL as string,
+          exchange: env.WORKER_EXCHANGE,
+          queuePrefix: env.WORKER_QUEUE_PREFIX,
+          reconnectDelayMs: 100,
+        }),
     dataSource,
   );
   const options = messagingOptions({
     relayPollMs: 100,
+    timerPollMs: 100,
     timers: {
       maxAttempts: Number(env.WORKER_TIMER_MAX_ATTEMPTS ?? CRASH_WORKER.timerMaxAttempts),
       leaseMs: CRASH_WORKER.timerLeaseMs,
     },
+    // Standalone: the relay starts once the consumer listens (as startPlatform does).
+    deferRelayStart: inProcess,
   });
 
   @Global()
@@ -169,18 +210,38 @@ async function main(): Promise<void> {
   })
   class WorkerModule {}
 
+  // The retries are the module's (its timer poller runs them): found once the app exists,
+  // before the server listens.
+  const retriesRef: { current?: DeferredRetries } = {};
+  const retries: RetrySink = {
+    defer: (...args) => (retriesRef.current as DeferredRetries).defer(...args),
+    serve: (run) => (retriesRef.current as DeferredRetries).serve(run),
+  };
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(WorkerModule, {
     strategy: new BusServer(bus, {
       service: CRASH_WORKER.service,
       inbox: killingInbox(new Inbox(dataSource, options), dataSource),
       deadLetters: new DeadLetterStore(dataSource, options),
+      retries,
       maxDeliveries: Number(env.WORKER_MAX_DELIVERIES ?? CRASH_WORKER.maxDeliveries),
-      retry: { delaysMs: [...CRASH_WORKER.retryDelaysMs] },
+      retry: { delaysMs: retryDelaysMs },
     }),
     logger: ['error', 'warn'],
   });
+  retriesRef.current = app.get(DeferredRetries);
   app.useGlobalFilters(new BusExceptionFilter());
+  if (inProcess) {
+    // Topology before traffic: the queue keeps what the relay publishes until it listens.
+    // (On RabbitMQ the suite declared it, as every service does at start.)
+    await bus.declare([
+      {
+        queue: `${CRASH_WORKER.service}.${CRASH_WORKER.consumer}`,
+        eventTypes: [EventTypes.OrderPlaced],
+      },
+    ]);
+  }
   await app.listen();
+  if (inProcess) app.get(MessagingLifecycle).startRelay();
   process.stdout.write('ready\n');
 }
 

@@ -23,10 +23,22 @@ export interface WorkerOptions {
   maxDeliveries?: number;
   /** Attempts without completion before a timer is dead (the worker's default: 3). */
   timerMaxAttempts?: number;
+  /** The consumer's retry delays (the worker's default: `CRASH_WORKER.retryDelaysMs`). */
+  retryDelaysMs?: readonly number[];
+  /** Which life of the replica this is (1, the default, for the first start). */
+  life?: number;
 }
 
-/** One replica process; `exited` settles when it ends, however it ends. */
-export function startWorker(db: TestDatabase, broker: TestBroker, options: WorkerOptions = {}) {
+/**
+ * One replica process, on RabbitMQ (`broker`) or, without a broker, in standalone mode: its
+ * relay publishes to its own consumer on the in-process bus. `exited` settles when it ends,
+ * however it ends.
+ */
+export function startWorker(
+  db: TestDatabase,
+  broker: TestBroker | undefined,
+  options: WorkerOptions = {},
+) {
   const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', WORKER], {
     cwd: REPO,
     env: {
@@ -34,11 +46,18 @@ export function startWorker(db: TestDatabase, broker: TestBroker, options: Worke
       // eslint-disable-next-line no-restricted-syntax
       ...process.env,
       WORKER_DATABASE_URL: db.url,
-      WORKER_AMQP_URL: broker.url,
-      WORKER_EXCHANGE: broker.exchange,
-      WORKER_QUEUE_PREFIX: broker.queuePrefix,
+      ...(broker
+        ? {
+            WORKER_BUS: 'rabbitmq',
+            WORKER_AMQP_URL: broker.url,
+            WORKER_EXCHANGE: broker.exchange,
+            WORKER_QUEUE_PREFIX: broker.queuePrefix,
+          }
+        : { WORKER_BUS: 'in-process' }),
       WORKER_MAX_DELIVERIES: String(options.maxDeliveries ?? CRASH_WORKER.maxDeliveries),
       WORKER_TIMER_MAX_ATTEMPTS: String(options.timerMaxAttempts ?? CRASH_WORKER.timerMaxAttempts),
+      WORKER_RETRY_DELAYS_MS: (options.retryDelaysMs ?? CRASH_WORKER.retryDelaysMs).join(','),
+      WORKER_LIFE: String(options.life ?? 1),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -65,7 +84,7 @@ export function startWorker(db: TestDatabase, broker: TestBroker, options: Worke
  */
 export async function superviseUntil(
   db: TestDatabase,
-  broker: TestBroker,
+  broker: TestBroker | undefined,
   settled: () => Promise<boolean>,
   options: WorkerOptions & {
     maxRestarts?: number;
@@ -76,7 +95,7 @@ export async function superviseUntil(
 ): Promise<number> {
   const maxRestarts = options.maxRestarts ?? 12;
   let restarts = 0;
-  let worker = startWorker(db, broker, options);
+  let worker = startWorker(db, broker, { ...options, life: 1 });
 
   try {
     while (!(await settled())) {
@@ -97,7 +116,7 @@ export async function superviseUntil(
         if (!how.startsWith('exit SIGKILL')) throw new Error(`the replica ended otherwise: ${how}`);
         restarts += 1;
         if (restarts > maxRestarts) throw new Error(`still not settled after ${restarts} restarts`);
-        worker = startWorker(db, broker, options);
+        worker = startWorker(db, broker, { ...options, life: restarts + 1 });
       }
     }
   } finally {
@@ -156,6 +175,28 @@ export async function startCrashSuite(label: string): Promise<CrashSuite> {
     dispose: async () => {
       await publisher.close();
       await admin.dispose(broker.exchange);
+      await observer.destroy();
+      await db.drop();
+    },
+  };
+}
+
+/** A crash suite of standalone mode: its database only (the bus lives in each replica). */
+export interface InProcessCrashSuite {
+  db: TestDatabase;
+  /** The test's own connection to the service's schema. */
+  observer: DataSource;
+  dispose(): Promise<void>;
+}
+
+export async function startInProcessCrashSuite(label: string): Promise<InProcessCrashSuite> {
+  const db = await createTestDatabase(label.replace(/-/g, '_'));
+  const observer = await openServiceDatabase(db.url);
+  await observer.query(`CREATE TABLE IF NOT EXISTS "${SCHEMA}"."kills" (name text PRIMARY KEY)`);
+  return {
+    db,
+    observer,
+    dispose: async () => {
       await observer.destroy();
       await db.drop();
     },

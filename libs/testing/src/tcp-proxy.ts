@@ -1,0 +1,117 @@
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+
+interface Link {
+  client: Socket;
+  upstream: Socket;
+}
+
+/**
+ * A TCP forwarder between a client and a server (broker or PostgreSQL), so a test can cut
+ * the connection the way a network failure or a server restart would, keep the server
+ * "down" for as long as it likes, or let it hang without answering, all without touching
+ * the shared server itself.
+ */
+export class TcpProxy {
+  private constructor(
+    private readonly state: { refusing: boolean; stalled: boolean },
+    private readonly server: Server,
+    private readonly sockets: Set<Socket>,
+    private readonly links: Set<Link>,
+    readonly port: number,
+  ) {}
+
+  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+    const sockets = new Set<Socket>();
+    const links = new Set<Link>();
+    const state = { refusing: false, stalled: false };
+    const server = createServer((client) => {
+      if (state.refusing) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect({ host: targetHost, port: targetPort });
+      const link = { client, upstream };
+      links.add(link);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('close', () => {
+          sockets.delete(socket);
+          links.delete(link);
+        });
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      // While stalled, a new connection is taken but nothing flows until `resume`.
+      if (state.stalled) pause(link);
+      else flow(link);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new TcpProxy(state, server, sockets, links, (server.address() as AddressInfo).port);
+  }
+
+  /** The URL (broker or database) with its host and port replaced by this proxy's. */
+  urlFor(serverUrl: string): string {
+    const url = new URL(serverUrl);
+    url.hostname = '127.0.0.1';
+    url.port = String(this.port);
+    return url.toString();
+  }
+
+  /** Number of open client + upstream sockets. */
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  /** Cuts every open connection; new ones are still accepted. */
+  dropConnections(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** The server "goes down": every connection is cut and new ones are closed at once. */
+  goDown(): void {
+    this.state.refusing = true;
+    this.dropConnections();
+  }
+
+  /** The server "comes back": connections are forwarded again. */
+  comeBack(): void {
+    this.state.refusing = false;
+  }
+
+  /**
+   * The server hangs: connections stay open (new ones are accepted) but nothing goes either
+   * way, so every query waits, as behind a stalled network or a frozen server. What was sent
+   * meanwhile is kept and delivered on `resume`.
+   */
+  stall(): void {
+    this.state.stalled = true;
+    for (const link of this.links) pause(link);
+  }
+
+  /** The server answers again: everything held back flows on. */
+  resume(): void {
+    this.state.stalled = false;
+    for (const link of this.links) flow(link);
+  }
+
+  /** Cuts every connection and stops accepting new ones. */
+  async stop(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.dropConnections();
+    await closed;
+  }
+}
+
+function flow({ client, upstream }: Link): void {
+  client.pipe(upstream);
+  upstream.pipe(client);
+}
+
+function pause({ client, upstream }: Link): void {
+  client.unpipe(upstream);
+  upstream.unpipe(client);
+  client.pause();
+  upstream.pause();
+}
