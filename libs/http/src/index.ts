@@ -5,7 +5,12 @@ export { DEFAULT_SERVER_TIMEOUTS } from './fastify/connection-limits';
 export type { ServerTimeouts } from './fastify/connection-limits';
 export { configureHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
-export { createLogger, logDestination, loggingModule } from './logging/logging.module';
+export {
+  createLogger,
+  logDestination,
+  loggingModule,
+  ServiceLogger,
+} from './logging/logging.module';
 export type { LogFormat } from './logging/logging.module';
 export { ProblemError } from './problem/problem.error';
 export type { ProblemErrorOptions } from './problem/problem.error';

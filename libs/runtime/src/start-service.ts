@@ -4,7 +4,6 @@ import type { MicroserviceOptions, NestMicroservice } from '@nestjs/microservice
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { runInService } from '@comanda/context';
 import {
@@ -13,6 +12,7 @@ import {
   createFastifyAdapter,
   fillDtoSchemas,
   loggingModule,
+  ServiceLogger,
 } from '@comanda/http';
 import { CONSUMER_TOPOLOGY, consumerQueue } from '@comanda/contracts';
 import {
@@ -106,9 +106,11 @@ async function startInScope(
       { bufferLogs: true, abortOnError: false },
     );
     created = app;
-    app.useLogger(app.get(PinoLogger));
-    await configureHttpApp(app, {
+    const logger = app.get(ServiceLogger);
+    app.useLogger(logger);
+    configureHttpApp(app, {
       serviceName: definition.name,
+      logger,
       versionExemptPaths: ['/openapi.json', '/metrics', ...(definition.versionExemptPaths ?? [])],
     });
     if (definition.openApi !== false) serveOpenApi(app, definition.name);
