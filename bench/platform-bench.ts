@@ -18,7 +18,7 @@ import { provisionClient, requestToken } from '../apps/platform-e2e/src/support/
 import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
 import { createTestDatabase } from '@comanda/testing';
 import type { LoadOptions, LoadResult } from './support/load';
-import { REGISTER, startChild, stopChild, type Started } from './support/children';
+import { REGISTER, startChild, stopChild, withProfile, type Started } from './support/children';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
@@ -27,6 +27,8 @@ const TENANT = 'bench';
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;
 const runs = (name: string) => ONLY === undefined || ONLY === name;
+/** BENCH_PROFILE=<dir>: a CPU profile of the platform over each measured run, `<dir>/<path>.cpuprofile`. */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const SKIPPED: LoadResult = { perSecond: NaN, p50: NaN, p99: NaN, requests: 0, failures: 0 };
 
 interface Row {
@@ -52,9 +54,18 @@ function load(options: LoadOptions): Promise<LoadResult> {
   });
 }
 
-async function measure(options: Omit<LoadOptions, 'durationSeconds' | 'connections'>) {
+async function measure(
+  options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
+  profiled?: { platform: Started; name: string },
+): Promise<LoadResult> {
   await load({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
-  return load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
+  const run = () => load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
+  if (!profiled || !PROFILE_DIR) return run();
+  return withProfile(
+    profiled.platform.child,
+    join(PROFILE_DIR, `${profiled.name}.cpuprofile`),
+    run,
+  );
 }
 
 function rssMb(pid: number | undefined): number {
@@ -78,6 +89,7 @@ async function main(): Promise<void> {
       // The per-client rate limit would stop the load itself: lift it for the measurement.
       GATEWAY_RATE_LIMIT_MAX: '100000000',
     });
+    const started = platform;
     // provisionClient only calls the gateway with the admin client's credentials.
     const handle = { baseUrl: platform.url, admin } as unknown as TestPlatform;
     const client = await provisionClient(handle, {
@@ -112,6 +124,7 @@ async function main(): Promise<void> {
     ];
     const beside = async (
       name: string,
+      profileName: string,
       selected: boolean,
       options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
     ): Promise<LoadResult> => {
@@ -124,21 +137,21 @@ async function main(): Promise<void> {
         connections: CONNECTIONS,
         durationSeconds: SECONDS,
       });
-      const result = await measure(options);
+      const result = await measure(options, { platform: started, name: profileName });
       rows.push({ name, result, base });
       return result;
     };
-    const gateway = await beside('config read through the gateway', runs('gateway'), {
+    const gateway = await beside('config read through the gateway', 'gateway', runs('gateway'), {
       url: `${platform.url}${path}`,
       headers,
       expectStatus: 200,
     });
-    await beside('config read straight to config-store', runs('direct'), {
+    await beside('config read straight to config-store', 'direct', runs('direct'), {
       url: `${configStore}${path}`,
       headers,
       expectStatus: 200,
     });
-    await beside('token endpoint (client credentials)', runs('token'), {
+    await beside('token endpoint (client credentials)', 'token', runs('token'), {
       url: `${platform.url}/auth/${TENANT}/connect/token`,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -151,7 +164,7 @@ async function main(): Promise<void> {
     });
     // For reading the figures: the service's framework with nothing behind it (no token, no
     // database). Not a target; the distance from here to the read is what the read adds.
-    await beside('for reference: config-store /health/live', runs('direct'), {
+    await beside('for reference: config-store /health/live', 'health', runs('direct'), {
       url: `${configStore}/health/live`,
       expectStatus: 200,
     });
