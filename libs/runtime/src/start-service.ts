@@ -80,6 +80,7 @@ async function startInScope(
           entities: database.entities,
           migrations: [...MESSAGING_MIGRATIONS, ...database.migrations],
           poolSize: config.DB_POOL_SIZE,
+          preparedStatements: config.DB_PREPARED_STATEMENTS === 'true',
           applicationName: `comanda-${definition.name}`,
         })
       : undefined;
