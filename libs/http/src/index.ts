@@ -26,7 +26,7 @@ export {
   ApiVersionUnsupportedError,
 } from './api-version/api-version.errors';
 export { REQUEST_ID_HEADER } from './request/request-id';
-export { StorableInputInterceptor } from './storable/storable-input.interceptor';
+export { StorableInputGuard } from './storable/storable-input.guard';
 export { MAX_JSON_DEPTH, unstorableText } from './storable/storable-text';
 export { hasOwn, lookupTable, ownValue, PROTOTYPE_KEYS } from './safety/own-property';
 export { guardedStream } from './safety/safe-stream';

@@ -1,24 +1,20 @@
-import {
-  Injectable,
-  type CallHandler,
-  type ExecutionContext,
-  type NestInterceptor,
-} from '@nestjs/common';
-import { RequestValidationError } from '../validation/request-validation.error';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
+import { RequestValidationError } from '../validation/request-validation.error';
 import { unstorableText } from './storable-text';
 
 /**
  * Refuses input the database cannot store before the validation pipe and the handler see
- * it. An interceptor because it runs ahead of every pipe, the global validation pipe too.
- * Services attach it to the controllers whose input reaches PostgreSQL as text or jsonb
- * (`@UseInterceptors(StorableInputInterceptor)`); the OAuth endpoints keep their own checks
- * because RFC 6749 fixes the shape of their errors.
+ * it. A guard because guards run ahead of every pipe, the global validation pipe too, after
+ * the global access guard (so an unauthenticated caller still gets 401 first); an interceptor
+ * would do the same at the price of an rxjs chain per request. Services attach it to the
+ * controllers whose input reaches PostgreSQL as text or jsonb
+ * (`@UseGuards(StorableInputGuard)`); the OAuth endpoints keep their own checks because RFC
+ * 6749 fixes the shape of their errors.
  */
 @Injectable()
-export class StorableInputInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+export class StorableInputGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const errors = [
       ...unstorableText(request.params),
@@ -26,6 +22,6 @@ export class StorableInputInterceptor implements NestInterceptor {
       ...unstorableText(request.body),
     ];
     if (errors.length > 0) throw new RequestValidationError(errors);
-    return next.handle();
+    return true;
   }
 }
