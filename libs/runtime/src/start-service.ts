@@ -36,6 +36,7 @@ import {
   type BusServerRef,
 } from './dead-letters/dead-letters.controller';
 import { HealthController } from './health/health.controller';
+import { registerLocalListener } from './in-process/local-listeners';
 import { serveMetrics } from './metrics/service-metrics';
 import {
   RUNTIME_ENV,
@@ -155,6 +156,12 @@ async function startInScope(
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     new Logger(definition.name).log(`listening on port ${port}`);
+    // A caller in this process (the standalone gateway) reaches it without the network.
+    const unregisterLocal = registerLocalListener(
+      `http://127.0.0.1:${port}`,
+      app.getHttpServer(),
+      port,
+    );
 
     let closing: Promise<void> | undefined;
     return {
@@ -173,6 +180,7 @@ async function startInScope(
           // Nest closes HTTP (in-flight requests finish), then the bus consumers (in-flight
           // messages settle), then runs shutdown hooks: the outbox relay drains there.
           shuttingDown = true;
+          unregisterLocal();
           await app.close();
           await dataSource?.destroy();
         })()),
