@@ -22,6 +22,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import { Pool } from 'pg';
@@ -31,7 +32,7 @@ import { createTestBroker, createTestDatabase, type TestDatabase } from '@comand
 import { provisionClient, type ProvisionedClient } from '../apps/platform-e2e/src/support/clients';
 import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
 import { DEFAULT_RETRY_POLICY, deadLetterQueueName, retryQueueName } from '@comanda/messaging';
-import { childLog, startChild, stopChild } from './support/children';
+import { childLog, startChild, stopChild, withProfile } from './support/children';
 import {
   deleteOrdersQueues,
   GUEST,
@@ -153,6 +154,8 @@ function cpuMs(pid: number | undefined): number {
 interface Side {
   /** The process whose CPU time is counted per event. */
   pid: number | undefined;
+  /** BENCH_PROFILE=<dir>: this process is profiled over its measured windows. */
+  profiled?: { child: ChildProcess; name: string };
   measure(seconds: number): Promise<Measurement>;
   close(): Promise<void>;
 }
@@ -182,7 +185,15 @@ async function interleaved(sides: Side[]): Promise<Measurement[]> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, side] of sides.entries()) {
       const before = cpuMs(side.pid);
-      const measured = await side.measure(SECONDS / ROUNDS);
+      const file =
+        side.profiled && process.env.BENCH_PROFILE
+          ? join(process.env.BENCH_PROFILE, `${side.profiled.name}-${round + 1}.cpuprofile`)
+          : undefined;
+      const measure = () => side.measure(SECONDS / ROUNDS);
+      const measured =
+        side.profiled && file
+          ? await withProfile(side.profiled.child, file, measure)
+          : await measure();
       results[index] = merge(results[index], measured, cpuMs(side.pid) - before);
     }
   }
@@ -484,6 +495,7 @@ async function main(): Promise<void> {
       `${EventTypes.OrderReadyToBePlacedInPos}.${CHAIN_TENANT}`,
     );
     // Both stay up the whole run; each idles while the other is measured.
+    platformSideOf.profiled = { child: platform, name: 'checkout' };
     const [platformResult, chainResult] = await interleaved([platformSideOf, chainSideOf]);
     await platformSideOf.close();
     await chainSideOf.close();

@@ -18,7 +18,7 @@ import { provisionClient, requestToken } from '../apps/platform-e2e/src/support/
 import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
 import { createTestDatabase } from '@comanda/testing';
 import type { LoadOptions, LoadResult } from './support/load';
-import { REGISTER, startChild, stopChild, type Started } from './support/children';
+import { REGISTER, startChild, stopChild, withProfile, type Started } from './support/children';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
@@ -27,13 +27,22 @@ const TENANT = 'bench';
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;
 const runs = (name: string) => ONLY === undefined || ONLY === name;
-const SKIPPED: LoadResult = { perSecond: NaN, p50: NaN, p99: NaN, requests: 0, failures: 0 };
+/** BENCH_PROFILE=<dir>: a CPU profile of the platform over each measured run, `<dir>/<path>.cpuprofile`. */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const SKIPPED: Measured = {
+  perSecond: NaN,
+  p50: NaN,
+  p99: NaN,
+  requests: 0,
+  failures: 0,
+  cpuUsPerRequest: NaN,
+};
 
 interface Row {
   name: string;
-  result: LoadResult;
+  result: Measured;
   /** The baseline run just before this one. */
-  base: LoadResult;
+  base: Measured;
 }
 
 /** One autocannon run in a process of its own. */
@@ -52,9 +61,33 @@ function load(options: LoadOptions): Promise<LoadResult> {
   });
 }
 
-async function measure(options: Omit<LoadOptions, 'durationSeconds' | 'connections'>) {
+interface Measured extends LoadResult {
+  /** CPU time (user + system) of the measured process per request answered, in µs. */
+  cpuUsPerRequest: number;
+}
+
+/** A warm-up, then one measured run; the CPU time `process` used during it is counted. */
+async function measure(
+  options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
+  process: Started,
+  profileName?: string,
+): Promise<Measured> {
   await load({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
-  return load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
+  const run = async (): Promise<Measured> => {
+    const before = cpuMs(process.child.pid);
+    const result = await load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
+    const used = cpuMs(process.child.pid) - before;
+    return { ...result, cpuUsPerRequest: (1000 * used) / Math.max(1, result.requests) };
+  };
+  if (!profileName || !PROFILE_DIR) return run();
+  return withProfile(process.child, join(PROFILE_DIR, `${profileName}.cpuprofile`), run);
+}
+
+/** User + system CPU time of a process so far, in ms (Linux). */
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the whole line, in ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssMb(pid: number | undefined): number {
@@ -69,6 +102,7 @@ async function main(): Promise<void> {
   let platform: Started | undefined;
   try {
     baseline = await startChild('baseline-server.ts', { DATABASE_URL: database.url });
+    const baselineServer = baseline;
     platform = await startChild('platform-server.ts', {
       DATABASE_URL: database.url,
       COMANDA_ENVIRONMENT: 'test',
@@ -78,6 +112,7 @@ async function main(): Promise<void> {
       // The per-client rate limit would stop the load itself: lift it for the measurement.
       GATEWAY_RATE_LIMIT_MAX: '100000000',
     });
+    const started = platform;
     // provisionClient only calls the gateway with the admin client's credentials.
     const handle = { baseUrl: platform.url, admin } as unknown as TestPlatform;
     const client = await provisionClient(handle, {
@@ -106,39 +141,36 @@ async function main(): Promise<void> {
     // On a shared machine the load of other work changes from one minute to the next: each
     // path is measured right after a run of the baseline, and its ratio is to that run.
     const baselineOptions = { url: `${baseline.url}${path}`, expectStatus: 200 };
-    const first = await measure(baselineOptions);
+    const first = await measure(baselineOptions, baselineServer);
     const rows: Row[] = [
       { name: 'baseline: Fastify + pg, one indexed read', result: first, base: first },
     ];
     const beside = async (
       name: string,
+      profileName: string,
       selected: boolean,
       options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
-    ): Promise<LoadResult> => {
+    ): Promise<Measured> => {
       if (!selected) {
         rows.push({ name, result: SKIPPED, base: SKIPPED });
         return SKIPPED;
       }
-      const base = await load({
-        ...baselineOptions,
-        connections: CONNECTIONS,
-        durationSeconds: SECONDS,
-      });
-      const result = await measure(options);
+      const base = await measure(baselineOptions, baselineServer);
+      const result = await measure(options, started, profileName);
       rows.push({ name, result, base });
       return result;
     };
-    const gateway = await beside('config read through the gateway', runs('gateway'), {
+    const gateway = await beside('config read through the gateway', 'gateway', runs('gateway'), {
       url: `${platform.url}${path}`,
       headers,
       expectStatus: 200,
     });
-    await beside('config read straight to config-store', runs('direct'), {
+    await beside('config read straight to config-store', 'direct', runs('direct'), {
       url: `${configStore}${path}`,
       headers,
       expectStatus: 200,
     });
-    await beside('token endpoint (client credentials)', runs('token'), {
+    await beside('token endpoint (client credentials)', 'token', runs('token'), {
       url: `${platform.url}/auth/${TENANT}/connect/token`,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -151,7 +183,7 @@ async function main(): Promise<void> {
     });
     // For reading the figures: the service's framework with nothing behind it (no token, no
     // database). Not a target; the distance from here to the read is what the read adds.
-    await beside('for reference: config-store /health/live', runs('direct'), {
+    await beside('for reference: config-store /health/live', 'health', runs('direct'), {
       url: `${configStore}/health/live`,
       expectStatus: 200,
     });
@@ -172,11 +204,11 @@ async function main(): Promise<void> {
       `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARM_UP_SECONDS} s of warm-up; load from a separate process\n`,
     );
     console.log(
-      `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)}`,
+      `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)} ${'CPU µs/req'.padStart(11)} ${'base CPU'.padStart(9)}`,
     );
     for (const { name, result: r, base } of rows) {
       console.log(
-        `${name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${String(r.failures).padStart(7)} ${base.perSecond.toFixed(0).padStart(11)} ${(r.perSecond / base.perSecond).toFixed(2).padStart(7)}`,
+        `${name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${String(r.failures).padStart(7)} ${base.perSecond.toFixed(0).padStart(11)} ${(r.perSecond / base.perSecond).toFixed(2).padStart(7)} ${r.cpuUsPerRequest.toFixed(0).padStart(11)} ${base.cpuUsPerRequest.toFixed(0).padStart(9)}`,
       );
     }
     console.log(

@@ -65,3 +65,33 @@ export function stopChild(child: ChildProcess | undefined): Promise<void> {
     child.disconnect();
   });
 }
+
+/**
+ * Runs `work` inside a CPU profile of the child (bench/support/platform-server.ts), written to
+ * `file`; without `file`, just runs it.
+ */
+export async function withProfile<T>(
+  child: ChildProcess,
+  file: string | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!file) return work();
+  await askChild(child, { profile: 'start' }, 'profiling');
+  try {
+    return await work();
+  } finally {
+    await askChild(child, { profile: 'stop', file }, 'profiled');
+  }
+}
+
+function askChild(child: ChildProcess, message: object, answer: string): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (reply: unknown) => {
+      if (typeof reply !== 'object' || reply === null || !(answer in reply)) return;
+      child.off('message', listener);
+      resolve();
+    };
+    child.on('message', listener);
+    child.send(message);
+  });
+}

@@ -3,15 +3,52 @@
  * its own process so that its RSS and its start time are its own. Tells its parent the
  * gateway's and every service's URL over IPC once everything listens; stops when the parent
  * disconnects.
+ *
+ * `{ profile: 'start' }` / `{ profile: 'stop', file }` from the parent take a CPU profile of
+ * exactly the window between them (BENCH_PROFILE: one profile per measured path, without the
+ * boot and the idle time between runs); the child answers `{ profiled: file }`.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { startPlatform } from '@comanda/platform';
 import { snapshotEnv } from '@comanda/runtime';
+
+type ProfileMessage = { profile: 'start' } | { profile: 'stop'; file: string };
+
+function profiler(): (message: ProfileMessage) => void {
+  let session: Session | undefined;
+  return (message) => {
+    if (message.profile === 'start') {
+      session = new Session();
+      session.connect();
+      session.post('Profiler.enable', () =>
+        session?.post('Profiler.setSamplingInterval', { interval: 200 }, () =>
+          session?.post('Profiler.start', () => process.send?.({ profiling: true })),
+        ),
+      );
+      return;
+    }
+    const { file } = message;
+    session?.post('Profiler.stop', (error, result) => {
+      if (!error) writeFileSync(file, JSON.stringify(result.profile));
+      session?.disconnect();
+      session = undefined;
+      process.send?.({ profiled: file });
+    });
+  };
+}
 
 async function main(): Promise<void> {
   const platform = await startPlatform({ port: 0, env: Object.freeze(snapshotEnv()) });
   const services = Object.fromEntries(
     [...platform.services].map(([name, service]) => [name, service.url]),
   );
+  const onProfile = profiler();
+  process.on('message', (message: unknown) => {
+    if (typeof message === 'object' && message !== null && 'profile' in message) {
+      onProfile(message as ProfileMessage);
+    }
+  });
   process.send?.({ ready: true, url: platform.baseUrl, services });
   process.on('disconnect', () => {
     void platform.close().finally(() => process.exit(0));

@@ -54,6 +54,24 @@ function main(): void {
     const name = `${functionName || '(anonymous)'} ${key}:${lineNumber + 1}`;
     perFunction.set(name, (perFunction.get(name) ?? 0) + time);
   }
+  // Inclusive: a sample counts once for every package on its stack (shares overlap), as a
+  // share of the time the process was not idle.
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  let busy = 0;
+  for (const [id, time] of self) {
+    const leaf = byId.get(id);
+    if (!leaf || leaf.callFrame.functionName === '(idle)') continue;
+    busy += time;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (node) seen.add(owner(node.callFrame.url));
+    }
+    for (const key of seen) inclusive.set(key, (inclusive.get(key) ?? 0) + time);
+  }
   const pct = (time: number) => `${((100 * time) / total).toFixed(1).padStart(5)} %`;
   const print = (title: string, entries: Map<string, number>) => {
     console.log(`\n${title}`);
@@ -65,6 +83,13 @@ function main(): void {
   console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
   print('self time by package / first-party library', perOwner);
   print('self time by function', perFunction);
+  console.log(`\ninclusive time by package, % of busy time (${(busy / 1e6).toFixed(1)} s)`);
+  [...inclusive]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .forEach(([name, time]) =>
+      console.log(`${((100 * time) / busy).toFixed(1).padStart(5)} %  ${name}`),
+    );
 }
 
 main();

@@ -4,7 +4,7 @@ const storage = new AsyncLocalStorage<string>();
 
 /**
  * The service a piece of work belongs to. Standalone mode runs every service in one process,
- * where Nest's and nestjs-pino's out-of-request loggers are process-wide: log lines take the
+ * where Nest's out-of-request logger is process-wide: log lines take the
  * service name from here (set while a service starts, so its timers and server inherit it,
  * and around each consumed message) instead of from whichever service created them first.
  */

@@ -1,5 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { installApiVersionCheck } from './api-version/api-version.hook';
+import type { ServiceLogger } from './logging/logging.module';
+import { installRequestLogging } from './logging/request-logging';
 import { trackRoutes } from './routing/allowed-methods';
 import { ProblemDetailsFilter } from './problem/problem-details.filter';
 import { createValidationPipe } from './validation/create-validation-pipe';
@@ -8,20 +10,23 @@ export interface HttpAppOptions {
   serviceName: string;
   /** Path prefixes that need no `X-Api-Version` (`/health/` always is exempt). */
   versionExemptPaths?: string[];
+  /** The service's logger (`loggingModule()`): one line per request goes to it. */
+  logger?: ServiceLogger;
 }
 
 /**
  * Installs the HTTP kit on an app created with `createFastifyAdapter()`: problem+json for
  * every error, validation and the API version check (request ids and the request context
  * come with the adapter).
- * Logs go through Nest's logger: use `app.useLogger(app.get(Logger))` from nestjs-pino with
- * `loggingModule()`. Call it before `app.init()` / `app.listen()`: Fastify hooks only apply to routes
+ * Logs go through Nest's logger: `app.useLogger(app.get(ServiceLogger))` with `loggingModule()`,
+ * and the same logger in `options.logger` for the request lines. Call it before `app.init()` / `app.listen()`: Fastify hooks only apply to routes
  * registered after them, and Nest registers its routes at init.
  */
 export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOptions): void {
   const fastify = app.getHttpAdapter().getInstance();
   installApiVersionCheck(fastify, options.versionExemptPaths ?? []);
   trackRoutes(fastify);
+  if (options.logger) installRequestLogging(fastify, options.logger);
   app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
   app.useGlobalPipes(createValidationPipe());
 }

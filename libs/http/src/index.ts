@@ -5,7 +5,12 @@ export { DEFAULT_SERVER_TIMEOUTS } from './fastify/connection-limits';
 export type { ServerTimeouts } from './fastify/connection-limits';
 export { configureHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
-export { createLogger, logDestination, loggingModule } from './logging/logging.module';
+export {
+  createLogger,
+  logDestination,
+  loggingModule,
+  ServiceLogger,
+} from './logging/logging.module';
 export type { LogFormat } from './logging/logging.module';
 export { ProblemError } from './problem/problem.error';
 export type { ProblemErrorOptions } from './problem/problem.error';
@@ -21,7 +26,7 @@ export {
   ApiVersionUnsupportedError,
 } from './api-version/api-version.errors';
 export { REQUEST_ID_HEADER } from './request/request-id';
-export { StorableInputInterceptor } from './storable/storable-input.interceptor';
+export { StorableInputGuard } from './storable/storable-input.guard';
 export { MAX_JSON_DEPTH, unstorableText } from './storable/storable-text';
 export { hasOwn, lookupTable, ownValue, PROTOTYPE_KEYS } from './safety/own-property';
 export { guardedStream } from './safety/safe-stream';

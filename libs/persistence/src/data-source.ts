@@ -1,4 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { PreparingClient } from './prepared-statements';
 
 type MigrationClass = new () => unknown;
 
@@ -13,6 +14,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Name shown in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * `false`: every statement unnamed (behind a pooler in transaction mode, which cannot keep
+   * a connection's prepared statements). Default: repeated statements are prepared.
+   */
+  preparedStatements?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -35,7 +41,12 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     applicationName: options.applicationName ?? `comanda-${options.schema}`,
     // Every acquire has a deadline: an exhausted pool or an unreachable server fails the
     // caller (a consumer then pauses) instead of queueing it forever.
-    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 },
+    // Repeated statements are prepared once per connection (prepared-statements.ts).
+    extra: {
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+      ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
+    },
   });
 }
 

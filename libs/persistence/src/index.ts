@@ -2,3 +2,4 @@ export { createDataSource, openDatabase, schemaOf } from './data-source';
 export type { DatabaseOptions } from './data-source';
 export { databaseNow, rolledBack, transactional, UnitOfWork } from './unit-of-work';
 export type { Transactional, Tx } from './unit-of-work';
+export { sqlRows } from './sql-rows';

@@ -10,3 +10,4 @@ export type {
   StartOptions,
 } from './service-definition';
 export { startService } from './start-service';
+export { connectLocally } from './in-process/local-listeners';

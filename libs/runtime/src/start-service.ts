@@ -4,7 +4,6 @@ import type { MicroserviceOptions, NestMicroservice } from '@nestjs/microservice
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { runInService } from '@comanda/context';
 import {
@@ -13,6 +12,7 @@ import {
   createFastifyAdapter,
   fillDtoSchemas,
   loggingModule,
+  ServiceLogger,
 } from '@comanda/http';
 import { CONSUMER_TOPOLOGY, consumerQueue } from '@comanda/contracts';
 import {
@@ -37,6 +37,7 @@ import {
   type BusServerRef,
 } from './dead-letters/dead-letters.controller';
 import { HealthController } from './health/health.controller';
+import { registerLocalListener } from './in-process/local-listeners';
 import { serveMetrics } from './metrics/service-metrics';
 import {
   RUNTIME_ENV,
@@ -86,6 +87,7 @@ async function startInScope(
               : database.migrations),
           ],
           poolSize: config.DB_POOL_SIZE,
+          preparedStatements: config.DB_PREPARED_STATEMENTS === 'true',
           applicationName: `comanda-${definition.name}`,
         })
       : undefined;
@@ -112,9 +114,11 @@ async function startInScope(
       { bufferLogs: true, abortOnError: false },
     );
     created = app;
-    app.useLogger(app.get(PinoLogger));
-    await configureHttpApp(app, {
+    const logger = app.get(ServiceLogger);
+    app.useLogger(logger);
+    configureHttpApp(app, {
       serviceName: definition.name,
+      logger,
       versionExemptPaths: ['/openapi.json', '/metrics', ...(definition.versionExemptPaths ?? [])],
     });
     if (definition.openApi !== false) serveOpenApi(app, definition.name);
@@ -161,6 +165,12 @@ async function startInScope(
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     new Logger(definition.name).log(`listening on port ${port}`);
+    // A caller in this process (the standalone gateway) reaches it without the network.
+    const unregisterLocal = registerLocalListener(
+      `http://127.0.0.1:${port}`,
+      app.getHttpServer(),
+      port,
+    );
 
     let closing: Promise<void> | undefined;
     return {
@@ -179,6 +189,7 @@ async function startInScope(
           // Nest closes HTTP (in-flight requests finish), then the bus consumers (in-flight
           // messages settle), then runs shutdown hooks: the outbox relay drains there.
           shuttingDown = true;
+          unregisterLocal();
           await app.close();
           await dataSource?.destroy();
         })()),

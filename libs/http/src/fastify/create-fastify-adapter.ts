@@ -37,7 +37,7 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     http: timeouts,
     requestTimeout: timeouts.requestTimeout,
     keepAliveTimeout: timeouts.keepAliveTimeout,
-    // Logs go through pino via nestjs-pino (see loggingModule), with our request id.
+    // Logs go through pino (see loggingModule and installRequestLogging), with our request id.
     logger: false,
     genReqId: requestIdFor,
     requestIdHeader: false,

@@ -108,6 +108,25 @@ describe('JSON logs', () => {
     });
   });
 
+  it('logs a request answered with a 5xx at error level, with its status', async () => {
+    await call(`${url}/boom`, { headers: { 'x-request-id': 'log-5' } });
+    const line = await lineOf('log-5', 'request errored');
+    expect(line).toMatchObject({ level: 50, service: 'kit-test', res: { statusCode: 500 } });
+  });
+
+  it("keeps the stack Nest's own exception handlers pass as a second argument", async () => {
+    const stack = 'Error: from a handler\n    at somewhere (file.ts:1:1)';
+    runWithContext({ requestId: 'log-stack' }, () =>
+      new Logger('ExceptionsHandler').error('from a handler', stack),
+    );
+    const line = await lineOf('log-stack', 'from a handler');
+    expect(line).toMatchObject({
+      level: 50,
+      context: 'ExceptionsHandler',
+      err: { message: 'from a handler', stack },
+    });
+  });
+
   it('does not log health probes', async () => {
     await call(`${url}/health/live`, { apiVersion: null, headers: { 'x-request-id': 'probe-1' } });
     await call(`${url}/context`, { headers: { 'x-request-id': 'after-probe' } });

@@ -1,14 +1,13 @@
 import { currentContext, currentService } from '@comanda/context';
 import type { DynamicModule } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
-import { LoggerModule } from 'nestjs-pino';
+import { Module, type LoggerService } from '@nestjs/common';
 import pino, {
   type DestinationStream,
+  type Level,
   type Logger as PinoInstance,
   type LoggerOptions,
 } from 'pino';
 import pinoPretty from 'pino-pretty';
-import { redactRecord, redactUrl } from './redact-url';
 
 const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -26,27 +25,6 @@ const REDACTED_PATHS = [
   ),
   'req.headers["x-api-key"]',
 ];
-
-interface SerializedRequest {
-  url?: string;
-  query?: unknown;
-  [key: string]: unknown;
-}
-
-// Query strings carry secrets too (`?client_secret=`, `?token=`): their values never reach a line.
-const serializers = {
-  req: (request: SerializedRequest) => ({
-    ...request,
-    url: redactUrl(request.url),
-    ...(request.query === undefined ? {} : { query: redactRecord(request.query) }),
-  }),
-};
-
-// Orchestrators probe these every few seconds: a line per probe would bury everything else.
-// Nest's Fastify middleware strips the mount path from `url`; `originalUrl` keeps it.
-function isHealthProbe(request: IncomingMessage & { originalUrl?: string }): boolean {
-  return (request.originalUrl ?? request.url ?? '').startsWith('/health/');
-}
 
 /** `pretty`: human-readable lines; `json`: one JSON object a line; `auto`: pretty on a terminal. */
 export type LogFormat = 'auto' | 'pretty' | 'json';
@@ -122,7 +100,6 @@ function loggerOptions(serviceName: string, level: string): LoggerOptions {
     level,
     messageKey: 'msg',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    serializers,
     mixin: contextMixin(serviceName),
     hooks: {
       logMethod(args, method, callLevel) {
@@ -150,6 +127,69 @@ export function createLogger(
   return pino(loggerOptions(serviceName, level), destination);
 }
 
+/**
+ * The logger of one service: Nest's `LoggerService` over pino (`app.useLogger(...)`), mapping
+ * Nest's calls as nestjs-pino did: the last extra argument is the `context`, an object message
+ * is merged into the line, an `Error` becomes `err`, and Nest's exception handlers'
+ * `error(message, stack)` becomes an `err` with that stack.
+ */
+export class ServiceLogger implements LoggerService {
+  constructor(
+    /** Lines of the service, secrets redacted by name. */
+    readonly pino: PinoInstance,
+    /** One line per request (see `installRequestLogging`); no redaction pass of its own. */
+    readonly requests: PinoInstance,
+    readonly serviceName: string,
+  ) {}
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.call('trace', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.call('debug', message, params);
+  }
+  log(message: unknown, ...params: unknown[]): void {
+    this.call('info', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.call('warn', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.call('error', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.call('fatal', message, params);
+  }
+
+  private call(level: Level, message: unknown, optional: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = {};
+    let params = optional;
+    if (optional.length > 0) {
+      fields.context = optional[optional.length - 1];
+      params = optional.slice(0, -1);
+    }
+    const log = this.pino[level].bind(this.pino) as (...args: unknown[]) => void;
+    if (typeof message === 'object' && message !== null) {
+      if (message instanceof Error) fields.err = message;
+      else Object.assign(fields, message);
+      log(fields, ...params);
+    } else if (
+      level === 'error' &&
+      typeof message === 'string' &&
+      params.length === 1 &&
+      typeof params[0] === 'string' &&
+      /\n\s*at /.test(params[0])
+    ) {
+      const err = new Error(message);
+      err.stack = params[0];
+      log({ ...fields, err });
+    } else {
+      log(fields, message, ...params);
+    }
+  }
+}
+
 /** Logs on stdout, one line per event with `service` and `requestId`, secrets redacted. */
 export function loggingModule(
   serviceName: string,
@@ -157,14 +197,19 @@ export function loggingModule(
   destination?: DestinationStream,
   format: LogFormat = 'json',
 ): DynamicModule {
-  const options = {
-    ...loggerOptions(serviceName, level),
-    quietReqLogger: true,
-    customAttributeKeys: { reqId: 'requestId' },
-    // Fastify already chose the id (the caller's sane X-Request-Id or a new one).
-    genReqId: (request: IncomingMessage & { id?: unknown }) =>
-      typeof request.id === 'string' ? request.id : (currentContext()?.requestId ?? 'unknown'),
-    autoLogging: { ignore: isHealthProbe },
+  const stream = destination ?? logDestination(format);
+  const logger = new ServiceLogger(
+    pino(loggerOptions(serviceName, level), stream),
+    pino({ level, messageKey: 'msg' }, stream),
+    serviceName,
+  );
+  return {
+    module: LoggingModule,
+    global: true,
+    providers: [{ provide: ServiceLogger, useValue: logger }],
+    exports: [ServiceLogger],
   };
-  return LoggerModule.forRoot({ pinoHttp: [options, destination ?? logDestination(format)] });
 }
+
+@Module({})
+class LoggingModule {}

@@ -19,7 +19,6 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsInt, IsString, Min, ValidateNested } from 'class-validator';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { configureHttpApp } from '../configure-http-app';
@@ -27,7 +26,7 @@ import {
   createFastifyAdapter,
   type FastifyAdapterOptions,
 } from '../fastify/create-fastify-adapter';
-import { loggingModule } from '../logging/logging.module';
+import { loggingModule, ServiceLogger } from '../logging/logging.module';
 import { ProblemError } from '../problem/problem.error';
 
 class ModifierDto {
@@ -201,8 +200,9 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
       bufferLogs: Boolean(options.logDestination),
     },
   );
-  if (options.logDestination) app.useLogger(app.get(PinoLogger));
-  configureHttpApp(app, { serviceName: 'kit-test', versionExemptPaths: ['/public/'] });
+  const logger = options.logDestination ? app.get(ServiceLogger) : undefined;
+  if (logger) app.useLogger(logger);
+  configureHttpApp(app, { serviceName: 'kit-test', versionExemptPaths: ['/public/'], logger });
   await options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();

@@ -18,11 +18,19 @@ export class OutboxWriter {
   private readonly source: string;
   private readonly table: string;
   private readonly channel: string;
+  private readonly insertSql: string;
 
   constructor(@Inject(MESSAGING_OPTIONS) options: MessagingOptions) {
     this.source = `/comanda/${options.service}`;
     this.table = qualifiedTable(options.schema, 'outbox');
     this.channel = outboxChannel(options.schema);
+    // A MATERIALIZED CTE the insert reads from runs first and exactly once.
+    this.insertSql = `WITH turn AS MATERIALIZED (
+        SELECT pg_advisory_xact_lock(hashtext($7), hashtext($8))
+      )
+      INSERT INTO ${this.table} (event_id, tenant_id, subject, event_type, event, headers)
+      SELECT $1::uuid, $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb FROM turn
+      RETURNING pg_notify($9, '')`;
   }
 
   /**
@@ -43,26 +51,21 @@ export class OutboxWriter {
     if (context?.traceparent) headers.traceparent = context.traceparent;
     if (context?.tracestate) headers.tracestate = context.tracestate;
 
-    // Writers of one aggregate take turns until commit, so positions follow commit order
-    // within an aggregate and the relay can never see a later event before an earlier one.
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+    // One statement: writers of one aggregate take turns until commit (the advisory lock is
+    // taken before the row gets its position), so positions follow commit order within an
+    // aggregate and the relay can never see a later event before an earlier one; the
+    // notification is delivered at commit only, and identical ones of a transaction collapse.
+    await manager.query(this.insertSql, [
+      envelope.id,
+      envelope.tenantid,
+      envelope.subject,
+      envelope.type,
+      JSON.stringify(envelope),
+      JSON.stringify(headers),
       this.table,
       `${envelope.tenantid}/${envelope.subject}`,
+      this.channel,
     ]);
-    await manager.query(
-      `INSERT INTO ${this.table} (event_id, tenant_id, subject, event_type, event, headers)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [
-        envelope.id,
-        envelope.tenantid,
-        envelope.subject,
-        envelope.type,
-        JSON.stringify(envelope),
-        JSON.stringify(headers),
-      ],
-    );
-    // Delivered at commit only; identical notifications of one transaction collapse into one.
-    await manager.query('SELECT pg_notify($1, $2)', [this.channel, '']);
     return envelope;
   }
 }

@@ -54,6 +54,14 @@ export class RuntimeConfig {
   @Max(200)
   DB_POOL_SIZE: number = 10;
 
+  /**
+   * `true`: statements a service repeats are prepared once per connection (ADR 0035). Set
+   * `false` behind a connection pooler in transaction mode (PgBouncer), which cannot keep a
+   * connection's prepared statements.
+   */
+  @IsIn(['true', 'false'])
+  DB_PREPARED_STATEMENTS: 'true' | 'false' = 'true';
+
   @IsInt()
   @Min(10)
   OUTBOX_POLL_MS: number = 1000;

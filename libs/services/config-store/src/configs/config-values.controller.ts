@@ -1,5 +1,5 @@
-import { StorableInputInterceptor } from '@comanda/http';
-import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
+import { StorableInputGuard } from '@comanda/http';
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
@@ -9,7 +9,7 @@ import { ConfigValuesView } from './config-values.view';
 
 @ApiTags('configs')
 @Controller('entities/:entity/values')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class ConfigValuesController {
   constructor(private readonly values: ConfigValuesService) {}
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes } from '@comanda/contracts';
-import { rolledBack, type Tx } from '@comanda/persistence';
+import { rolledBack, schemaOf, sqlRows, type Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor';
@@ -33,18 +33,39 @@ export interface SaveOptions {
 
 const VERSION_KEY = 'config_versions_version_key';
 
+/** The columns of a version as ConfigVersionEntity names them, for the hot reads in SQL. */
+const VERSION_COLUMNS = `row_id AS "rowId", tenant_id AS "tenantId", entity, config_id AS "configId",
+  version, publisher, saved_by AS "savedBy", extension_references AS "extensionReferences",
+  "values", config_created_at AS "configCreatedAt", saved_at AS "savedAt",
+  deleted_at AS "deletedAt"`;
+
+/** The reads every config GET makes, as prepared SQL (no query builder per request). */
+function readStatements(schema: string) {
+  const from = `SELECT ${VERSION_COLUMNS} FROM "${schema}".config_versions`;
+  return {
+    current: `${from} WHERE tenant_id = $1 AND entity = $2 AND deleted_at IS NULL
+      ORDER BY version DESC LIMIT 1`,
+    latest: `${from} WHERE tenant_id = $1 AND entity = $2 ORDER BY version DESC LIMIT 1`,
+    version: `${from} WHERE tenant_id = $1 AND entity = $2 AND version = $3`,
+  };
+}
+
 /**
  * A tenant's config under one entity: a numbered, append-only list of versions. The current
  * config is the highest version not removed; removing marks every version.
  */
 @Injectable()
 export class ConfigService {
+  private readonly reads: ReturnType<typeof readStatements>;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly references: ExtensionReferenceValidator,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.reads = readStatements(schemaOf(dataSource));
+  }
 
   /** Version 1 of a new config (or the next number after a removed one). */
   create(
@@ -73,9 +94,11 @@ export class ConfigService {
     entity: string,
     options: { includeDeleted: boolean },
   ): Promise<ConfigResult> {
-    const row = options.includeDeleted
-      ? await this.latest(this.dataSource.manager, actor, entity)
-      : await this.current(this.dataSource.manager, actor, entity);
+    const [row] = await sqlRows<ConfigVersionEntity>(
+      this.dataSource,
+      options.includeDeleted ? this.reads.latest : this.reads.current,
+      [actor.tenantId, entity],
+    );
     if (!row) throw new ConfigNotFoundError(entity);
     return { config: toConfigOutput(row), version: row.version };
   }
@@ -99,9 +122,11 @@ export class ConfigService {
 
   /** Any saved version, removed or not: history stays readable. */
   async getVersion(actor: Actor, entity: string, version: number): Promise<ConfigResult> {
-    const row = await this.dataSource.manager.findOne(ConfigVersionEntity, {
-      where: { tenantId: actor.tenantId, entity, version },
-    });
+    const [row] = await sqlRows<ConfigVersionEntity>(this.dataSource, this.reads.version, [
+      actor.tenantId,
+      entity,
+      version,
+    ]);
     if (!row) throw new ConfigVersionNotFoundError(entity, version);
     return { config: toConfigOutput(row), version: row.version };
   }

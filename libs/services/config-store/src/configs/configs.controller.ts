@@ -1,4 +1,4 @@
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -11,7 +11,7 @@ import {
   Put,
   Query,
   Res,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
@@ -31,7 +31,7 @@ function withETag(reply: FastifyReply, result: ConfigResult): ConfigOutput {
 
 @ApiTags('configs')
 @Controller('entities/:entity/configs')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class ConfigsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

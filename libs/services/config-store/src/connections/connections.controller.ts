@@ -1,4 +1,4 @@
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -9,7 +9,7 @@ import {
   Post,
   Put,
   Query,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
@@ -24,7 +24,7 @@ import { UnitOfWork } from '@comanda/persistence';
 
 @ApiTags('connections')
 @Controller('entities/:entity/connections')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class ConnectionsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

@@ -1,4 +1,4 @@
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -11,7 +11,7 @@ import {
   Put,
   Query,
   Res,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
@@ -38,7 +38,7 @@ function withETag(reply: FastifyReply, result: ExtensionResult): ExtensionOutput
 @ApiTags('extensions')
 @ApiExtraModels(ExtensionView, ExtensionSummaryView)
 @Controller('entities/:entity/extensions')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class ExtensionsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

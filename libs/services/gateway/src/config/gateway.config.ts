@@ -100,4 +100,12 @@ export class GatewayConfig {
   @Min(0)
   @Max(100_000)
   GATEWAY_UPSTREAM_CONNECTIONS = 0;
+
+  /**
+   * `true` (default): an upstream served by this same process (standalone mode) is reached
+   * through an in-process connection instead of loopback TCP: the same HTTP, without the
+   * network (ADR 0035). `false`: always over the network.
+   */
+  @IsIn(['true', 'false'])
+  GATEWAY_IN_PROCESS_UPSTREAMS: 'true' | 'false' = 'true';
 }

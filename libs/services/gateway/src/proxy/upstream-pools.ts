@@ -1,5 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Pool } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, Pool } from 'undici';
+import { connectLocally } from '@comanda/runtime';
 import { GatewayConfig } from '../config/gateway.config';
 import { UPSTREAMS, type UpstreamName } from '../routing/upstream';
 
@@ -15,12 +17,15 @@ export class UpstreamPools implements OnApplicationShutdown {
   private readonly upstreams = new Map<UpstreamName, Upstream>();
 
   constructor(config: GatewayConfig) {
+    const inProcess = config.GATEWAY_IN_PROCESS_UPSTREAMS === 'true';
     for (const [name, variable] of Object.entries(UPSTREAMS) as Array<
       [UpstreamName, keyof GatewayConfig]
     >) {
       const url = config[variable];
       if (typeof url !== 'string') continue;
       const origin = new URL(url).origin;
+      const connectTimeout = Math.min(config.GATEWAY_UPSTREAM_TIMEOUT_MS, 10_000);
+      const overNetwork = buildConnector({ timeout: connectTimeout });
       this.upstreams.set(name, {
         name,
         origin,
@@ -30,8 +35,14 @@ export class UpstreamPools implements OnApplicationShutdown {
           // a 504 problem rather than a caller waiting forever.
           headersTimeout: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
           bodyTimeout: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
-          connectTimeout: Math.min(config.GATEWAY_UPSTREAM_TIMEOUT_MS, 10_000),
           keepAliveTimeout: 30_000,
+          // Standalone: a service of this process is reached without the network (ADR 0035).
+          connect: (options, callback) => {
+            const local = inProcess ? connectLocally(origin) : undefined;
+            // undici expects the connector to answer later, as a real connect does.
+            if (local) setImmediate(() => callback(null, local as Socket));
+            else overNetwork(options, callback);
+          },
         }),
       });
     }

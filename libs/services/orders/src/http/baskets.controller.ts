@@ -1,13 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Post,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -15,7 +6,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { RequestValidationError, StorableInputInterceptor } from '@comanda/http';
+import { RequestValidationError, StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import {
   CurrentPrincipal,
@@ -72,7 +63,7 @@ function idempotencyKeyOf(header: string | undefined): string | undefined {
 
 @ApiTags('baskets')
 @Controller('baskets')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class BasketsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

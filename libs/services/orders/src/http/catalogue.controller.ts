@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Param, Put, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { StoreEntity } from '../persistence/store.entity';
@@ -27,7 +27,7 @@ function menuView(store: StoreEntity): MenuView {
 
 @ApiTags('catalogue')
 @Controller('stores/:storeId')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class CatalogueController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { CallbackOutcome } from '../usecases/callback-outcome';
@@ -24,7 +24,7 @@ function answer(outcome: CallbackOutcome): CallbackAnswerView {
 @ApiTags('order placement')
 @Controller('orders/:orderId')
 @RequirePermission('orders:placement')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class PlacementController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

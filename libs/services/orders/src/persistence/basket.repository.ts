@@ -20,4 +20,10 @@ export class BasketRepository {
   async save(tx: Tx, basket: BasketEntity): Promise<void> {
     await tx.save(BasketEntity, basket);
   }
+
+  /** The basket became `orderId`: one UPDATE, without `save`'s read of the row first. */
+  async markCheckedOut(tx: Tx, basket: BasketEntity, orderId: string): Promise<void> {
+    await tx.update(BasketEntity, { id: basket.id, tenantId: basket.tenantId }, { orderId });
+    basket.orderId = orderId;
+  }
 }

@@ -25,6 +25,11 @@ export class OrderRepository {
     await tx.save(OrderEntity, order);
   }
 
+  /** A new order: one INSERT, without `save`'s read of a row that cannot exist yet. */
+  async insert(tx: Tx, order: OrderEntity): Promise<void> {
+    await tx.insert(OrderEntity, order);
+  }
+
   /** A page of the tenant's orders in one status, oldest first, after the cursor. */
   async page(
     tx: Tx,

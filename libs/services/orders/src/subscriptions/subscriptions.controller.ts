@@ -7,6 +7,7 @@ import {
   Param,
   Post,
   Query,
+  UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
 import {
@@ -17,7 +18,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { CreateSubscriptionDto } from './create-subscription.dto';
@@ -30,7 +31,8 @@ import { CreatedSubscriptionView, DeliveryView, SubscriptionView } from './subsc
 
 @ApiTags('event-subscriptions')
 @Controller('event-subscriptions')
-@UseInterceptors(StorableInputInterceptor, SubscriptionErrorsInterceptor)
+@UseGuards(StorableInputGuard)
+@UseInterceptors(SubscriptionErrorsInterceptor)
 export class SubscriptionsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

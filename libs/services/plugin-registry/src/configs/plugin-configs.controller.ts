@@ -1,4 +1,4 @@
-import { StorableInputInterceptor } from '@comanda/http';
+import { StorableInputGuard } from '@comanda/http';
 import {
   Body,
   Controller,
@@ -8,7 +8,7 @@ import {
   Post,
   Put,
   Query,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
@@ -24,7 +24,7 @@ import {
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class PluginConfigsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

@@ -1,5 +1,5 @@
-import { StorableInputInterceptor } from '@comanda/http';
-import { Body, Controller, Get, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import { StorableInputGuard } from '@comanda/http';
+import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
@@ -13,7 +13,7 @@ import { UnitOfWork } from '@comanda/persistence';
 
 @ApiTags('frontend plugins')
 @Controller('frontend/plugins')
-@UseInterceptors(StorableInputInterceptor)
+@UseGuards(StorableInputGuard)
 export class PluginManifestController {
   constructor(
     private readonly unitOfWork: UnitOfWork,

@@ -93,14 +93,11 @@ export class Checkout {
       updatedAt: now,
     } satisfies Partial<OrderEntity>);
     record(order, 'checked_out', now, { basketId: basket.id });
-    basket.orderId = order.id;
-    await this.baskets.save(tx, basket);
-    await this.orders.save(tx, order);
+    await this.baskets.markCheckedOut(tx, basket, order.id);
     await this.announcer.checkedOut(tx, order);
-    if (order.status === 'ready') {
-      await this.closeOrder.execute(tx, order, now);
-      await this.orders.save(tx, order);
-    }
+    if (order.status === 'ready') await this.closeOrder.execute(tx, order, now);
+    // Written once, as it stands after closing: all of it commits together or not at all.
+    await this.orders.insert(tx, order);
     const answer: CheckoutAnswer = { orderId: order.id, status: order.status };
     if (idempotencyKey !== undefined)
       await this.keys.remember(tx, tenantId, idempotencyKey, answer);

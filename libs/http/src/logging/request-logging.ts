@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ServiceLogger } from './logging.module';
+import { isSecretName, redactRecord, redactUrl } from './redact-url';
+
+const REDACTED = '[redacted]';
+
+/** Header names whose values never reach a line, beside every name that looks secret. */
+const CREDENTIAL_HEADERS = new Set(['cookie', 'set-cookie', 'proxy-authorization']);
+
+/**
+ * Decided once per header name seen (a bounded set: past it, names are judged each time).
+ */
+const secretHeaders = new Map<string, boolean>();
+const MAX_REMEMBERED_HEADERS = 1000;
+
+function isSecretHeader(name: string): boolean {
+  let secret = secretHeaders.get(name);
+  if (secret === undefined) {
+    secret = CREDENTIAL_HEADERS.has(name) || isSecretName(name);
+    if (secretHeaders.size < MAX_REMEMBERED_HEADERS) secretHeaders.set(name, secret);
+  }
+  return secret;
+}
+
+/** The request's headers with the values of credentials replaced. */
+export function redactHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    copy[name] = isSecretHeader(name) ? REDACTED : headers[name];
+  }
+  return copy;
+}
+
+// Orchestrators probe these every few seconds: a line per probe would bury everything else.
+function isHealthProbe(url: string): boolean {
+  return url.startsWith('/health/');
+}
+
+/**
+ * One line per request, written when its response has been sent (Fastify's `onResponse`)
+ * or when the caller went away first (`onRequestAbort`): the service, the request id, the
+ * method, the URL and query with secret values redacted, the headers with credentials
+ * redacted, the status and the time taken. The line is built field by field here, so the
+ * request path pays for no per-request child logger and no generic redaction pass.
+ */
+export function installRequestLogging(fastify: FastifyInstance, logger: ServiceLogger): void {
+  const lines = logger.requests;
+  const service = logger.serviceName;
+  const write = (
+    request: FastifyRequest,
+    status: number | undefined,
+    elapsedMs: number | undefined,
+    message: string,
+  ): void => {
+    const url = request.url;
+    if (isHealthProbe(url)) return;
+    const failed = status !== undefined && status >= 500;
+    const level = failed ? 'error' : 'info';
+    if (!lines.isLevelEnabled(level)) return;
+    const query = request.query;
+    const socket = request.raw.socket as Socket | undefined;
+    lines[level](
+      {
+        service,
+        requestId: request.id,
+        req: {
+          id: request.id,
+          method: request.method,
+          url: redactUrl(url),
+          ...(query === undefined ? {} : { query: redactRecord(query) }),
+          headers: redactHeaders(request.headers),
+          remoteAddress: socket?.remoteAddress,
+          remotePort: socket?.remotePort,
+        },
+        res: { statusCode: status },
+        responseTime: elapsedMs === undefined ? undefined : Math.round(elapsedMs),
+      },
+      failed ? 'request errored' : message,
+    );
+  };
+  fastify.addHook('onResponse', (request, reply, done) => {
+    write(request, reply.statusCode, reply.elapsedTime, 'request completed');
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    write(request, undefined, undefined, 'request aborted');
+    done();
+  });
+}

@@ -1,0 +1,102 @@
+import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { outboxChannel } from './outbox-channel';
+import { OutboxWriter } from './outbox.writer';
+import {
+  configUpdated,
+  messagingOptions,
+  openServiceDatabase,
+  SCHEMA,
+} from './test-support/messaging-test-env';
+
+/** pg_locks spans the server: only this suite's database counts. */
+const THIS_DATABASE = '(SELECT oid FROM pg_database WHERE datname = current_database())';
+
+describe('OutboxWriter', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let listener: Client;
+  const notifications: string[] = [];
+  const writer = new OutboxWriter(messagingOptions());
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox-writer');
+    ds = await openServiceDatabase(db.url);
+    listener = new Client({ connectionString: db.url });
+    await listener.connect();
+    listener.on('notification', (message) => notifications.push(message.channel));
+    await listener.query(`LISTEN ${outboxChannel(SCHEMA)}`);
+  });
+  afterAll(async () => {
+    await listener?.end();
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const waitingWriters = async () =>
+    (
+      (await ds.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = ${THIS_DATABASE}`,
+      )) as Array<{ n: number }>
+    )[0].n;
+
+  it('makes a second writer of one aggregate wait for the first to commit, so positions follow commit order', async () => {
+    let releaseFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const first = ds.transaction(async (tx) => {
+      const event = await writer.add(tx, configUpdated('config/ordered', 1));
+      await firstMayCommit;
+      return event.id;
+    });
+    // The first holds the aggregate's turn; the second queues behind it.
+    await waitFor('the first writer to have written', async () =>
+      (
+        (await ds.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = ${THIS_DATABASE}`,
+        )) as Array<{ n: number }>
+      )[0].n === 1
+        ? true
+        : undefined,
+    );
+    const second = ds.transaction(async (tx) => {
+      const event = await writer.add(tx, configUpdated('config/ordered', 2));
+      return event.id;
+    });
+    await waitFor('the second writer to wait for its turn', async () =>
+      (await waitingWriters()) === 1 ? true : undefined,
+    );
+    const before = notifications.length;
+    releaseFirst();
+    const [firstId, secondId] = await Promise.all([first, second]);
+
+    const rows = (await ds.query(
+      `SELECT event_id FROM "${SCHEMA}"."outbox" WHERE subject = 'config/ordered' ORDER BY position`,
+    )) as Array<{ event_id: string }>;
+    expect(rows.map((row) => row.event_id)).toEqual([firstId, secondId]);
+    // Each commit wakes the relay.
+    await waitFor('a notification per commit', () =>
+      notifications.length >= before + 2 ? true : undefined,
+    );
+  });
+
+  it('writes nothing and notifies no one when the transaction rolls back', async () => {
+    const before = notifications.length;
+    await expect(
+      ds.transaction(async (tx) => {
+        await writer.add(tx, configUpdated('config/rolled-back', 1));
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    // A later commit's notification arrives; none came for the rolled-back one before it.
+    await ds.transaction((tx) => writer.add(tx, configUpdated('config/after', 1)));
+    await waitFor('the later notification', () =>
+      notifications.length > before ? true : undefined,
+    );
+    expect(notifications.length).toBe(before + 1);
+    const rows = (await ds.query(
+      `SELECT count(*)::int AS n FROM "${SCHEMA}"."outbox" WHERE subject = 'config/rolled-back'`,
+    )) as Array<{ n: number }>;
+    expect(rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,94 @@
+import { createTestDatabase, type TestDatabase } from '@comanda/testing';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from './data-source';
+import { sqlRows } from './sql-rows';
+
+interface NoteRow {
+  id: string;
+  body: { tags: string[] };
+  createdAt: Date;
+  n: number;
+}
+
+describe('prepared statements and sqlRows', () => {
+  let db: TestDatabase;
+  let prepared: DataSource;
+  let unnamed: DataSource;
+  const open = (preparedStatements: boolean) =>
+    createDataSource({
+      url: db.url,
+      schema: 'prep',
+      entities: [],
+      migrations: [],
+      // One connection: what it prepared is what pg_prepared_statements shows.
+      poolSize: 1,
+      preparedStatements,
+    }).initialize();
+  const preparedOn = async (source: DataSource) =>
+    (
+      (await source.query(`SELECT statement FROM pg_prepared_statements`)) as Array<{
+        statement: string;
+      }>
+    ).map((row) => row.statement);
+  const READ = `SELECT id, body, created_at AS "createdAt", n FROM prep.notes WHERE id = $1`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('prepared_statements');
+    prepared = await open(true);
+    unnamed = await open(false);
+    await prepared.query(`CREATE SCHEMA prep`);
+    await prepared.query(
+      `CREATE TABLE prep.notes (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL, n integer NOT NULL)`,
+    );
+    await prepared.query(
+      `INSERT INTO prep.notes VALUES ('a', '{"tags":["x"]}', '2026-01-02T03:04:05Z', 7)`,
+    );
+  });
+  afterAll(async () => {
+    await prepared?.destroy();
+    await unnamed?.destroy();
+    await db?.drop();
+  });
+
+  it('prepares a statement with parameters once it repeats, with the same rows as unnamed', async () => {
+    const first = await sqlRows<NoteRow>(prepared, READ, ['a']);
+    const again = await sqlRows<NoteRow>(prepared, READ, ['a']);
+    const third = await sqlRows<NoteRow>(prepared, READ, ['a']);
+    const plain = await sqlRows<NoteRow>(unnamed, READ, ['a']);
+    expect(plain).toEqual([
+      { id: 'a', body: { tags: ['x'] }, createdAt: new Date('2026-01-02T03:04:05Z'), n: 7 },
+    ]);
+    for (const rows of [first, again, third]) expect(rows).toEqual(plain);
+    expect(await preparedOn(prepared)).toContain(READ);
+    expect(await preparedOn(unnamed)).toEqual([]);
+  });
+
+  it('leaves statements without parameters alone, several commands in one string too', async () => {
+    const several = `SELECT 1; SELECT 2`;
+    for (let i = 0; i < 3; i++) await prepared.query(several);
+    expect(await preparedOn(prepared)).not.toContain(several);
+  });
+
+  it('reads what the caller’s transaction wrote inside it, and only committed rows outside', async () => {
+    await prepared.transaction(async (tx) => {
+      await tx.query(`INSERT INTO prep.notes VALUES ($1, '{"tags":[]}', now(), 1)`, ['b']);
+      expect(await sqlRows(tx, READ, ['b'])).toHaveLength(1);
+      await tx.query(`DELETE FROM prep.notes WHERE id = $1`, ['b']);
+    });
+    expect(await sqlRows(prepared, READ, ['b'])).toEqual([]);
+  });
+
+  it('prepares again a statement whose first preparation failed in an aborted transaction', async () => {
+    const text = `SELECT n FROM prep.notes WHERE id = $1 AND n > $2`;
+    await sqlRows(prepared, text, ['a', 0]);
+    await expect(
+      prepared.transaction(async (tx) => {
+        await expect(tx.query(`SELECT 1/0 WHERE $1::int = 1`, [1])).rejects.toThrow();
+        // Its second sighting: named now, and refused by the aborted transaction.
+        await tx.query(text, ['a', 0]);
+      }),
+    ).rejects.toThrow(/aborted/);
+    expect(await sqlRows(prepared, text, ['a', 0])).toEqual([{ n: 7 }]);
+    expect(await sqlRows(prepared, text, ['a', 0])).toEqual([{ n: 7 }]);
+  });
+});

@@ -1,0 +1,35 @@
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import type { Tx } from './unit-of-work';
+
+const pools = new WeakMap<DataSource, Pool>();
+
+function poolOf(dataSource: DataSource): Pool {
+  let pool = pools.get(dataSource);
+  if (!pool) {
+    // TypeORM's PostgresDriver keeps its pg Pool as `master`.
+    pool = (dataSource.driver as unknown as { master?: Pool }).master;
+    if (!pool) throw new Error('the data source is not initialised');
+    pools.set(dataSource, pool);
+  }
+  return pool;
+}
+
+/**
+ * The rows of one SQL statement with parameters: in the caller's transaction (`Tx`), or
+ * outside any, straight on the data source's pool. For hot reads: no query runner, no
+ * query builder and no entity hydration per request, and the statement is prepared once
+ * per connection (prepared-statements.ts). Name the columns as the row type names them
+ * (`config_id AS "configId"`); nothing caches rows, so a read sees the latest commit.
+ */
+export async function sqlRows<Row>(
+  source: DataSource | Tx,
+  text: string,
+  values: readonly unknown[],
+): Promise<Row[]> {
+  if (source instanceof DataSource) {
+    const result = await poolOf(source).query(text, values as unknown[]);
+    return result.rows as Row[];
+  }
+  return (await source.query(text, values as unknown[])) as Row[];
+}
