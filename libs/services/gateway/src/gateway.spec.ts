@@ -408,7 +408,14 @@ describe('gateway in front of real upstreams', () => {
   });
 
   describe('operational endpoints', () => {
-    it.each(['/health/upstreams', '/metrics'])(
+    it.each([
+      '/health/upstreams',
+      '/metrics',
+      // Spellings the router takes to the same handlers.
+      '/%6detrics',
+      '/%68ealth/upstreams',
+      '/health/%75pstreams',
+    ])(
       'keeps %s private on the public port: 401 without a token',
       async (path) => {
         const response = await send(gateway.url, path);
