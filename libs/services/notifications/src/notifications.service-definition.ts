@@ -1,11 +1,11 @@
+import { NOTIFICATIONS_BODY_LIMIT_BYTES } from '@comanda/contracts';
 import type { ServiceDefinition } from '@comanda/runtime';
 import { NotificationsModule } from './notifications.module';
 import { CreateNotificationTables1763900000000 } from './persistence/create-notification-tables.migration';
 import { MerchantSecretEntity } from './persistence/merchant-secret.entity';
 import { PartnerEventEntity } from './persistence/partner-event.entity';
 
-/** A partner event is a few hundred bytes; anything near this is not one. */
-export const NOTIFICATIONS_BODY_LIMIT_BYTES = 64 * 1024;
+export { NOTIFICATIONS_BODY_LIMIT_BYTES };
 
 /** The receiver of partner payment events, `/notifications/merchants/{id}/events`, schema `notifications`. */
 export const notificationsService: ServiceDefinition = {
@@ -18,5 +18,6 @@ export const notificationsService: ServiceDefinition = {
   module: NotificationsModule,
   // Partners sign their events; they carry neither a bearer token nor X-Api-Version.
   versionExemptPaths: ['/notifications/merchants/'],
+  // The gateway applies the same limit to /notifications (SMALLER_SERVICE_BODY_LIMITS).
   bodyLimitBytes: NOTIFICATIONS_BODY_LIMIT_BYTES,
 };
