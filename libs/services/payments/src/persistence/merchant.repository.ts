@@ -32,13 +32,23 @@ export class MerchantRepository {
     return rows[0] && toMerchant(rows[0]);
   }
 
-  async upsert(tx: Tx, merchant: Merchant): Promise<void> {
-    await tx.query(
+  /**
+   * Creates the merchant, or replaces the one of the same tenant; undefined when another
+   * tenant holds the id. A concurrent writer of the same id waits here for the first one's
+   * commit, then replaces its row (same tenant) or writes nothing (another tenant): what
+   * happened comes from the statement, never from a read made before it.
+   */
+  async upsert(
+    tx: Tx,
+    merchant: Merchant,
+  ): Promise<{ merchant: Merchant; created: boolean } | undefined> {
+    const rows: Array<MerchantRow & { created: boolean }> = await tx.query(
       `INSERT INTO ${table(tx, 'merchants')} (id, tenant_id, name, partner_url, signing_secret, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, partner_url = EXCLUDED.partner_url,
          signing_secret = EXCLUDED.signing_secret, updated_at = EXCLUDED.updated_at
-       WHERE ${table(tx, 'merchants')}.tenant_id = EXCLUDED.tenant_id`,
+       WHERE ${table(tx, 'merchants')}.tenant_id = EXCLUDED.tenant_id
+       RETURNING *, (xmax = 0) AS created`,
       [
         merchant.id,
         merchant.tenantId,
@@ -49,6 +59,7 @@ export class MerchantRepository {
         merchant.updatedAt,
       ],
     );
+    return rows[0] && { merchant: toMerchant(rows[0]), created: rows[0].created };
   }
 }
 

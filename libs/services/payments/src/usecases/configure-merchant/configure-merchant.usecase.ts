@@ -46,7 +46,7 @@ export class ConfigureMerchant {
   ): Promise<{ merchant: Merchant; created: boolean }> {
     const existing = await this.merchants.lock(tx, id);
     if (existing && existing.tenantId !== tenantId) throw new MerchantIdTakenError(id);
-    const merchant: Merchant = {
+    const stored = await this.merchants.upsert(tx, {
       id,
       tenantId,
       name: input.name,
@@ -54,14 +54,16 @@ export class ConfigureMerchant {
       signingSecret: input.signingSecret,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
-    };
-    await this.merchants.upsert(tx, merchant);
+    });
+    // Another tenant created the id after the lock found none (a missing row locks nothing):
+    // nothing was written, and its secret must not reach the receiver.
+    if (!stored) throw new MerchantIdTakenError(id);
     await this.outbox.add(tx, {
       type: EventTypes.MerchantConfigured,
       tenantId,
       subject: id,
       data: { merchantId: id, signingSecret: input.signingSecret },
     });
-    return { merchant, created: !existing };
+    return stored;
   }
 }
