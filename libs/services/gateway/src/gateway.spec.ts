@@ -415,14 +415,11 @@ describe('gateway in front of real upstreams', () => {
       '/%6detrics',
       '/%68ealth/upstreams',
       '/health/%75pstreams',
-    ])(
-      'keeps %s private on the public port: 401 without a token',
-      async (path) => {
-        const response = await send(gateway.url, path);
-        expect(response.status).toBe(401);
-        expect(response.headers['content-type']).toContain('application/problem+json');
-      },
-    );
+    ])('keeps %s private on the public port: 401 without a token', async (path) => {
+      const response = await send(gateway.url, path);
+      expect(response.status).toBe(401);
+      expect(response.headers['content-type']).toContain('application/problem+json');
+    });
 
     it('keeps liveness and readiness open for load balancers', async () => {
       expect((await send(gateway.url, '/health/ready')).status).toBe(200);
