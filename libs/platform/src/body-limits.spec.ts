@@ -7,7 +7,7 @@ describe('body limits along the path', () => {
     // service missing there gets bodies it refuses mid-stream, and the caller a 502.
     const smaller = PLATFORM_SERVICES.filter(
       (service) => (service.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) < DEFAULT_BODY_LIMIT_BYTES,
-    ).map((service) => [service.name, service.bodyLimitBytes]);
+    ).map((service) => [service.name, service.bodyLimitBytes] as const);
     expect(smaller.length).toBeGreaterThan(0);
     expect(new Map(smaller)).toEqual(SMALLER_SERVICE_BODY_LIMITS);
   });

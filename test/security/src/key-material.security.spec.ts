@@ -1,9 +1,11 @@
-import { createDecipheriv, createHash } from 'node:crypto';
+import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { expectPlatformServing } from './support/clients';
-import { startPlatformProcess, type PlatformProcess } from './support/platform-process';
+import { startDeployment, TARGET, type Deployment } from './support/deployment';
+import { runBuiltService } from './support/distributed-deployment';
+import { delay } from './support/processes';
 
 /** The constant earlier versions derived their keys from: what an attacker would try. */
 function legacyKey(purpose: string): Buffer {
@@ -37,23 +39,23 @@ async function sealedKeys(databaseUrl: string): Promise<Array<{ kid: string; sea
   }
 }
 
-describe('row 4 (high): no constant key in standalone mode', () => {
-  let legacy: PlatformProcess | undefined;
-  let upgraded: PlatformProcess | undefined;
+const LEGACY_ENV = {
+  AUTH_KEY_ENCRYPTION_KEY: legacyKey('key-encryption').toString('base64url'),
+  AUTH_SECRET_PEPPER: `base64:${legacyKey('secret-pepper').toString('base64url')}`,
+};
+
+describe('row 4 (high): no constant key, standalone or not', () => {
+  let legacy: Deployment | undefined;
+  let upgraded: Deployment | undefined;
 
   afterAll(async () => {
     await upgraded?.close();
     await legacy?.close();
   });
 
-  it('re-seals data of an earlier version with random keys kept 0600 in the data folder, and keeps serving it', async () => {
+  it('re-seals data sealed under the former constant key with keys of its own, and keeps serving it', async () => {
     // An earlier version: signing keys sealed under the constant development key.
-    legacy = await startPlatformProcess('keys', {
-      env: {
-        AUTH_KEY_ENCRYPTION_KEY: legacyKey('key-encryption').toString('base64url'),
-        AUTH_SECRET_PEPPER: `base64:${legacyKey('secret-pepper').toString('base64url')}`,
-      },
-    });
+    legacy = await startDeployment('keys', { env: LEGACY_ENV });
     await expectPlatformServing(legacy);
     const before = await sealedKeys(legacy.databaseUrl);
     expect(before.length).toBeGreaterThan(0);
@@ -62,10 +64,23 @@ describe('row 4 (high): no constant key in standalone mode', () => {
     );
     await legacy.stop();
 
-    // This version, nothing set: random keys made once, the old data re-sealed with them.
-    upgraded = await startPlatformProcess('keys', { reuse: legacy });
-    const file = join(upgraded.dataDir, 'auth-keys.json');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    if (TARGET === 'standalone') {
+      // This version, nothing set: random keys made once, the old data re-sealed with them.
+      upgraded = await startDeployment('keys', { reuse: legacy });
+      const file = join(upgraded.dataDir, 'auth-keys.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } else {
+      // Distributed, the operator sets keys of their own and names the former ones.
+      upgraded = await startDeployment('keys', {
+        reuse: legacy,
+        env: {
+          AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+          AUTH_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+          AUTH_PREVIOUS_KEY_ENCRYPTION_KEY: LEGACY_ENV.AUTH_KEY_ENCRYPTION_KEY,
+          AUTH_PREVIOUS_SECRET_PEPPER: LEGACY_ENV.AUTH_SECRET_PEPPER,
+        },
+      });
+    }
     const after = await sealedKeys(upgraded.databaseUrl);
     expect(after.map((row) => row.kid).sort()).toEqual(before.map((row) => row.kid).sort());
     expect(after.some((row) => opensWith(legacyKey('key-encryption'), row.sealed, row.kid))).toBe(
@@ -74,4 +89,36 @@ describe('row 4 (high): no constant key in standalone mode', () => {
     // The admin client made under the old pepper still authenticates; tokens still verify.
     await expectPlatformServing(upgraded);
   });
+
+  if (TARGET === 'distributed') {
+    it.each(['test', 'production'])(
+      'refuses to start the auth service with COMANDA_ENVIRONMENT=%s and no key material',
+      async (environment) => {
+        const deployment = upgraded as Deployment;
+        const auth = runBuiltService(deployment, 'auth', {
+          env: {
+            COMANDA_ENVIRONMENT: environment,
+            COMANDA_PUBLIC_URL: 'https://api.example.com',
+            LOG_LEVEL: 'info',
+          },
+          without: [
+            'AUTH_KEY_ENCRYPTION_KEY',
+            'AUTH_SECRET_PEPPER',
+            'AUTH_PREVIOUS_KEY_ENCRYPTION_KEY',
+            'AUTH_PREVIOUS_SECRET_PEPPER',
+          ],
+        });
+        try {
+          const exit = await Promise.race([auth.exited, delay(60_000).then(() => 'still running')]);
+          expect(exit).not.toBe(0);
+          expect(exit).not.toBe('still running');
+          expect(auth.output()).toContain('AUTH_KEY_ENCRYPTION_KEY and AUTH_SECRET_PEPPER');
+        } finally {
+          auth.kill('SIGKILL');
+          await auth.exited;
+        }
+        await expectPlatformServing(deployment);
+      },
+    );
+  }
 });
