@@ -40,30 +40,35 @@ describe('rows 3 and 5 (high, medium): rate limits, lockouts and key refetches a
   });
 
   it('locks out only the guessing address when a stranger tries wrong secrets for a known client', async () => {
-    // Through the public port, and distributed, on the auth service's own port as well.
+    // Through the public port, and distributed, on the auth service's own port as well, where
+    // the stranger also names the real client's address (127.0.0.1) as the forwarded one.
     const targets = [
-      { url: deployment.baseUrl, address: '127.0.0.2' },
+      { url: deployment.baseUrl, address: '127.0.0.2', forwarded: {} },
       ...deployment.internal
         .filter((service) => service.name === 'auth')
-        .map((auth) => ({ url: auth.url, address: '127.0.0.5' })),
+        .map((auth) => ({
+          url: auth.url,
+          address: '127.0.0.5',
+          forwarded: { 'x-forwarded-for': '127.0.0.1' },
+        })),
     ];
-    const tokenRequest = (secret: string) => ({
+    const tokenRequest = (secret: string, headers: Record<string, string> = {}) => ({
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
         client_id: deployment.admin.clientId,
         client_secret: secret,
       }).toString(),
     });
-    for (const { url, address } of targets) {
+    for (const { url, address, forwarded } of targets) {
       const stranger = attackerFetch(address);
       const statuses: number[] = [];
       try {
         for (let i = 0; i < 14; i++) {
           const response = await stranger(
             `${url}/auth/platform/connect/token`,
-            tokenRequest(`wrong-${i}`),
+            tokenRequest(`wrong-${i}`, forwarded),
           );
           await response.arrayBuffer();
           statuses.push(response.status);

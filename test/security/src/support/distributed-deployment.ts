@@ -14,7 +14,7 @@ import {
   type TestDatabase,
 } from '@comanda/testing';
 import type { Deployment, DeploymentProcess, StartOptions } from './deployment';
-import { delay, freePort, ROOT, tail } from './processes';
+import { delay, EXIT_WITH_RUNNER, freePort, ROOT, tail } from './processes';
 
 /** A service as tools/manifests/services.mjs declares it (compose and Kubernetes come from it). */
 interface DeployedService {
@@ -259,11 +259,15 @@ function startServiceProcess(
   env: Record<string, string>,
 ): ServiceProcess {
   const output = tail();
-  const child = spawn(process.execPath, [join(build, 'apps', name, 'main.js')], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', EXIT_WITH_RUNNER, join(build, 'apps', name, 'main.js')],
+    {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.on('data', output.append);
   child.stderr?.on('data', output.append);
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { Deployment, DeploymentProcess, StartOptions } from './deployment';
-import { delay, freePort, ROOT, tail } from './processes';
+import { delay, EXIT_WITH_RUNNER, freePort, ROOT, tail } from './processes';
 
 /**
  * The platform as `npm start` runs it, in a child process: an attack that ends the process
@@ -28,7 +28,7 @@ export async function startStandaloneDeployment(
   const output = tail();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', join(ROOT, 'apps/standalone/src/main.ts')],
+    ['-r', EXIT_WITH_RUNNER, '-r', '@swc-node/register', join(ROOT, 'apps/standalone/src/main.ts')],
     {
       cwd: ROOT,
       env: {
