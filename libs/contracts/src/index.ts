@@ -27,6 +27,11 @@ export type {
   PluginManifestUploaded,
 } from './event-catalogue';
 export type { PartnerEventBody, PaymentOperationRequest } from './partner-contract';
-export { AUTH_BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES } from './body-limits';
+export {
+  AUTH_BODY_LIMIT_BYTES,
+  DEFAULT_BODY_LIMIT_BYTES,
+  NOTIFICATIONS_BODY_LIMIT_BYTES,
+  SMALLER_SERVICE_BODY_LIMITS,
+} from './body-limits';
 export { CONSUMER_TOPOLOGY, consumerQueue } from './topology';
 export type { ConsumerDeclaration } from './topology';

@@ -12,6 +12,7 @@ import { onShutdownSignal } from './shutdown';
  */
 export async function runServiceMain(definition: ServiceDefinition): Promise<void> {
   const logger = new Logger(definition.name);
+  let bus: RabbitMqBus | undefined;
   try {
     const env = snapshotEnv();
     const config = loadConfig(RuntimeConfig, env);
@@ -21,7 +22,7 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
     if (definition.database && !config.AMQP_URL) {
       throw new Error('AMQP_URL is required to run this service alone (or use npm start)');
     }
-    const bus = config.AMQP_URL
+    bus = config.AMQP_URL
       ? new RabbitMqBus({
           url: config.AMQP_URL,
           exchange: config.AMQP_EXCHANGE,
@@ -42,5 +43,8 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
   } catch (error) {
     logger.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
+    // A service that refused to start must end, so its supervisor sees why and restarts it:
+    // the bus connection (opened before the service) would otherwise keep it running.
+    await bus?.close().catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
-import { Controller, Get, Module } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { connect } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer, type Server } from 'node:http';
@@ -39,6 +40,41 @@ class ProbeController {
   open() {
     return { ok: true };
   }
+
+  @Post('uploads')
+  @RequirePermission('configs:write')
+  upload(@Body() body: Record<string, unknown>) {
+    return { keys: Object.keys(body).length };
+  }
+
+  @Post('open-uploads')
+  @Public()
+  openUpload(@Body() body: Record<string, unknown>) {
+    return { keys: Object.keys(body).length };
+  }
+}
+
+/**
+ * Sends a request's headers announcing a 500 KB JSON body and no byte of it, and gives what
+ * the server answers within `waitMs` (empty when it is still waiting for the body).
+ */
+function headersOnly(url: string, path: string, authorization?: string, waitMs = 1500) {
+  const { hostname, port } = new URL(url);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nx-api-version: 0\r\ncontent-type: application/json\r\n` +
+        `${authorization ? `authorization: ${authorization}\r\n` : ''}content-length: 500000\r\n\r\n`,
+    );
+    setTimeout(() => {
+      socket.destroy();
+      resolve(answer);
+    }, waitMs);
+  });
 }
 
 @Controller('undeclared')
@@ -368,6 +404,32 @@ describe('bearer token verification (jose against the issuer JWKS)', () => {
       })),
     );
   }, 15_000);
+
+  it('refuses a request to a protected route from its headers, before its body arrives, and closes the connection', async () => {
+    for (const authorization of [undefined, 'Bearer not.a.token']) {
+      const answer = await headersOnly(baseUrl, '/uploads', authorization);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(answer).toContain('application/problem+json');
+    }
+  });
+
+  it('waits for the body of a request with a valid token, and of a public route', async () => {
+    const token = await sign(key, claims('tenant-a', { scope: 'configs:write' }));
+    expect(await headersOnly(baseUrl, '/uploads', `Bearer ${token}`)).toBe('');
+    expect(await headersOnly(baseUrl, '/open-uploads')).toBe('');
+    const response = await fetch(`${baseUrl}/uploads`, {
+      method: 'POST',
+      headers: {
+        'x-api-version': '0',
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ a: 1, b: 2 }),
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toEqual({ keys: 2 });
+  });
 
   it('refuses to boot when a route declares neither a permission nor @Public', async () => {
     @Module({

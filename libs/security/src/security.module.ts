@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule, ModuleRef } from '@nestjs/core';
 import { AccessGuard } from './guards/access.guard';
+import { AuthenticationBeforeBody } from './guards/authentication-before-body';
 import { RouteDeclarationCheck } from './guards/route-declaration.check';
 import { securitySettingsFrom, type EnvSnapshot, type SecuritySettings } from './security-settings';
 import { BearerTokenVerifier } from './verification/bearer-token.verifier';
@@ -16,8 +17,9 @@ export interface SecurityModuleOptions {
 export const SECURITY_SETTINGS = Symbol('comanda.security.SETTINGS');
 
 /**
- * Security of one service: the global guard (bearer verification + permissions) and the
- * boot-time check that every route is declared. Import it once per service. A provider of
+ * Security of one service: bearer verification from the headers, before the body is read
+ * (AuthenticationBeforeBody), the global guard (permissions) and the boot-time check that
+ * every route is declared. Import it once per service. A provider of
  * `JWKS_SOURCE` anywhere in the service (the auth service has one) replaces the HTTP JWKS
  * fetch with in-process keys.
  */
@@ -41,6 +43,7 @@ export class SecurityModule {
         },
         { provide: APP_GUARD, useClass: AccessGuard },
         RouteDeclarationCheck,
+        AuthenticationBeforeBody,
       ],
       exports: [SECURITY_SETTINGS, BearerTokenVerifier],
     };

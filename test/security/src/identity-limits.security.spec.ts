@@ -1,19 +1,19 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { adminCall, adminToken, expectPlatformServing, V0 } from './support/clients';
 import { attackerFetch, decodePart, forgedJwt } from './support/attacker';
-import { startPlatformProcess, type PlatformProcess } from './support/platform-process';
+import { startDeployment, type Deployment } from './support/deployment';
 
 describe('rows 3 and 5 (high, medium): rate limits, lockouts and key refetches an attacker cannot aim', () => {
-  let platform: PlatformProcess;
+  let deployment: Deployment;
   let realToken: string;
 
   beforeAll(async () => {
-    platform = await startPlatformProcess('identity', {
+    deployment = await startDeployment('identity', {
       env: { GATEWAY_RATE_LIMIT_MAX: '100', GATEWAY_RATE_LIMIT_WINDOW_MS: '60000' },
     });
-    realToken = await adminToken(platform);
+    realToken = await adminToken(deployment);
   });
-  afterAll(() => platform?.close());
+  afterAll(() => deployment?.close());
 
   it('counts forged tokens naming a victim against the sender, never against the victim', async () => {
     const attacker = attackerFetch('127.0.0.3');
@@ -23,7 +23,7 @@ describe('rows 3 and 5 (high, medium): rate limits, lockouts and key refetches a
     try {
       for (let i = 0; i < 110; i++) {
         const forged = forgedJwt(header, { ...claims, jti: randomUUID(), sub: claims.sub });
-        const response = await attacker(`${platform.baseUrl}/admin/tenants`, {
+        const response = await attacker(`${deployment.baseUrl}/admin/tenants`, {
           headers: { ...V0, authorization: `Bearer ${forged}` },
         });
         await response.arrayBuffer();
@@ -35,71 +35,105 @@ describe('rows 3 and 5 (high, medium): rate limits, lockouts and key refetches a
     expect(new Set(statuses)).toEqual(new Set([401, 429]));
     // The victim's own budget is whole: 20 calls in a row all answer.
     for (let i = 0; i < 20; i++)
-      expect((await adminCall(platform, '/admin/tenants')).status).toBe(200);
-    await expectPlatformServing(platform);
+      expect((await adminCall(deployment, '/admin/tenants')).status).toBe(200);
+    await expectPlatformServing(deployment);
   });
 
   it('locks out only the guessing address when a stranger tries wrong secrets for a known client', async () => {
-    const stranger = attackerFetch('127.0.0.2');
-    const statuses: number[] = [];
-    try {
-      for (let i = 0; i < 14; i++) {
-        const response = await stranger(`${platform.baseUrl}/auth/platform/connect/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: `grant_type=client_credentials&client_id=${platform.admin.clientId}&client_secret=wrong-${i}`,
-        });
-        await response.arrayBuffer();
-        statuses.push(response.status);
-      }
-    } finally {
-      await stranger.close();
-    }
-    expect(statuses.slice(0, 10).every((status) => status === 401)).toBe(true);
-    expect(statuses.slice(10).every((status) => status === 429)).toBe(true);
-    // The real client, from its own address, still gets tokens.
-    const response = await fetch(`${platform.baseUrl}/auth/platform/connect/token`, {
+    // Through the public port, and distributed, on the auth service's own port as well, where
+    // the stranger also names the real client's address (127.0.0.1) as the forwarded one.
+    const targets = [
+      { url: deployment.baseUrl, address: '127.0.0.2', forwarded: {} },
+      ...deployment.internal
+        .filter((service) => service.name === 'auth')
+        .map((auth) => ({
+          url: auth.url,
+          address: '127.0.0.5',
+          forwarded: { 'x-forwarded-for': '127.0.0.1' },
+        })),
+    ];
+    const tokenRequest = (secret: string, headers: Record<string, string> = {}) => ({
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
-        client_id: platform.admin.clientId,
-        client_secret: platform.admin.clientSecret,
+        client_id: deployment.admin.clientId,
+        client_secret: secret,
       }).toString(),
     });
-    expect(response.status).toBe(200);
-    await expectPlatformServing(platform);
+    for (const { url, address, forwarded } of targets) {
+      const stranger = attackerFetch(address);
+      const statuses: number[] = [];
+      try {
+        for (let i = 0; i < 14; i++) {
+          const response = await stranger(
+            `${url}/auth/platform/connect/token`,
+            tokenRequest(`wrong-${i}`, forwarded),
+          );
+          await response.arrayBuffer();
+          statuses.push(response.status);
+        }
+      } finally {
+        await stranger.close();
+      }
+      expect(statuses).toEqual([...Array(10).fill(401), ...Array(4).fill(429)]);
+      // The real client, from its own address, still gets tokens, there and on every port.
+      for (const { url: at } of targets) {
+        const response = await fetch(
+          `${at}/auth/platform/connect/token`,
+          tokenRequest(deployment.admin.clientSecret),
+        );
+        expect({ at, status: response.status }).toEqual({ at, status: 200 });
+      }
+    }
+    await expectPlatformServing(deployment);
   });
 
   it('keeps verifying a tenant real tokens while forged tokens with random kids and its issuer arrive', async () => {
     const attacker = attackerFetch('127.0.0.4');
     const claims = decodePart(realToken, 1);
-    const failures: number[] = [];
+    // The public port, and distributed, every service's own port: each verifies by itself.
+    const targets = [
+      { name: 'public port', url: `${deployment.baseUrl}/admin/tenants` },
+      ...deployment.internal.map((service) => ({
+        name: service.name,
+        url: `${service.url}/admin/dead-letters`,
+      })),
+    ];
+    const failures: string[] = [];
     try {
       for (let round = 0; round < 25; round++) {
         const forged = await Promise.all(
-          Array.from({ length: 8 }, async () => {
-            const token = forgedJwt(
-              { alg: 'ES256', typ: 'at+jwt', kid: randomUUID() },
-              { ...claims, jti: randomUUID() },
-            );
-            const response = await attacker(`${platform.baseUrl}/admin/tenants`, {
-              headers: { ...V0, authorization: `Bearer ${token}` },
-            });
-            await response.arrayBuffer();
-            return response.status;
-          }),
+          targets.flatMap(({ name, url }) =>
+            Array.from({ length: name === 'public port' ? 8 : 2 }, async () => {
+              const token = forgedJwt(
+                { alg: 'ES256', typ: 'at+jwt', kid: randomUUID() },
+                { ...claims, jti: randomUUID() },
+              );
+              const response = await attacker(url, {
+                headers: { ...V0, authorization: `Bearer ${token}` },
+              });
+              await response.arrayBuffer();
+              return { name, status: response.status };
+            }),
+          ),
         );
-        expect(forged.every((status) => status === 401 || status === 429)).toBe(true);
-        const real = await adminCall(platform, '/admin/tenants');
-        await real.arrayBuffer();
-        if (real.status !== 200) failures.push(real.status);
+        for (const { name, status } of forged) {
+          if (status !== 401 && status !== 429) failures.push(`forged at ${name}: ${status}`);
+        }
+        for (const { name, url } of targets) {
+          const real = await fetch(url, {
+            headers: { ...V0, authorization: `Bearer ${realToken}` },
+          });
+          await real.arrayBuffer();
+          if (real.status !== 200) failures.push(`real at ${name}: ${real.status}`);
+        }
       }
     } finally {
       await attacker.close();
     }
     expect(failures).toEqual([]);
-    await expectPlatformServing(platform);
+    await expectPlatformServing(deployment);
   });
 
   it.each([
@@ -143,13 +177,20 @@ describe('rows 3 and 5 (high, medium): rate limits, lockouts and key refetches a
         ),
     ],
   ])(
-    'refuses a forged token (%s) with 401 and keeps serving (held before; kept)',
+    'refuses a forged token (%s) with 401 on every port and keeps serving (held before; kept)',
     async (_case, forge) => {
-      const response = await fetch(`${platform.baseUrl}/admin/tenants`, {
-        headers: { ...V0, authorization: `Bearer ${forge(realToken)}` },
-      });
-      expect(response.status).toBe(401);
-      await expectPlatformServing(platform);
+      const targets = [
+        `${deployment.baseUrl}/admin/tenants`,
+        // Distributed: each service verifies every token itself, on its own port too.
+        ...deployment.internal.map((service) => `${service.url}/admin/dead-letters`),
+      ];
+      for (const url of targets) {
+        const response = await fetch(url, {
+          headers: { ...V0, authorization: `Bearer ${forge(realToken)}` },
+        });
+        expect({ url, status: response.status }).toEqual({ url, status: 401 });
+      }
+      await expectPlatformServing(deployment);
     },
   );
 });

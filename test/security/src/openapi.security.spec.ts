@@ -3,9 +3,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { registeredRoutes } from '@comanda/http';
-import { startPlatform, type RunningPlatform } from '@comanda/platform';
-import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { tokenFor, V0 } from './support/clients';
+import { startPlatform } from '@comanda/platform';
+import { createTestDatabase } from '@comanda/testing';
+import { expectPlatformServing, tokenFor, V0 } from './support/clients';
+import { startDeployment, TARGET, type Deployment } from './support/deployment';
+import { documentAt, operationsOf } from './support/surfaces';
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, unknown>>;
@@ -72,34 +74,87 @@ function emptyReferences(
   return empty;
 }
 
+interface Described {
+  baseUrl: string;
+  admin: { clientId: string; clientSecret: string };
+  /** `service: METHOD /path` of every route each service behind the gateway serves. */
+  serviceRoutes(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Standalone: every service in this process, so the routes Fastify registered can be listed.
+ * Distributed: each service its own process; the routes are those each service describes on
+ * its own port, and the gateway must merge all of them from the other processes.
+ */
+async function describedPlatform(): Promise<Described & { deployment?: Deployment }> {
+  if (TARGET === 'distributed') {
+    const deployment = await startDeployment('openapi');
+    return {
+      deployment,
+      baseUrl: deployment.baseUrl,
+      admin: deployment.admin,
+      serviceRoutes: async () => {
+        const routes: string[] = [];
+        for (const service of deployment.internal) {
+          const own = operationsOf(await documentAt(service.url));
+          routes.push(...own.map(({ method, path }) => `${service.name}: ${method} ${path}`));
+        }
+        return routes;
+      },
+      close: () => deployment.close(),
+    };
+  }
+  const database = await createTestDatabase('sec_openapi');
+  const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
+  const platform = await startPlatform({
+    port: 0,
+    env: Object.freeze({
+      DATABASE_URL: database.url,
+      COMANDA_ENVIRONMENT: 'test',
+      COMANDA_ADMIN_CLIENT_ID: admin.clientId,
+      COMANDA_ADMIN_CLIENT_SECRET: admin.clientSecret,
+      AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+      AUTH_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+      LOG_LEVEL: 'warn',
+    }),
+  }).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
+  });
+  return {
+    baseUrl: platform.baseUrl,
+    admin,
+    serviceRoutes: async () => {
+      const routes: string[] = [];
+      for (const [name, service] of platform.services) {
+        if (name === 'gateway') continue;
+        const fastify = service.app.getHttpAdapter().getInstance();
+        for (const { method, url } of registeredRoutes(fastify)) {
+          const path = url.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
+          routes.push(`${name}: ${method} ${path}`);
+        }
+      }
+      return routes;
+    },
+    close: async () => {
+      await platform.close();
+      await database.drop();
+    },
+  };
+}
+
 describe('row 11 (low): GET /openapi.json on the gateway is the whole API description', () => {
-  let database: TestDatabase;
-  let platform: RunningPlatform;
+  let platform: Described & { deployment?: Deployment };
   let document: OpenApiDocument;
-  const adminSecret = randomBytes(32).toString('base64url');
 
   beforeAll(async () => {
-    database = await createTestDatabase('sec_openapi');
-    platform = await startPlatform({
-      port: 0,
-      env: Object.freeze({
-        DATABASE_URL: database.url,
-        COMANDA_ENVIRONMENT: 'test',
-        COMANDA_ADMIN_CLIENT_ID: 'platform-admin',
-        COMANDA_ADMIN_CLIENT_SECRET: adminSecret,
-        AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-        AUTH_SECRET_PEPPER: randomBytes(32).toString('base64url'),
-        LOG_LEVEL: 'warn',
-      }),
-    });
+    platform = await describedPlatform();
     const response = await fetch(`${platform.baseUrl}/openapi.json`);
     expect(response.status).toBe(200);
     document = (await response.json()) as OpenApiDocument;
   });
-  afterAll(async () => {
-    await platform?.close();
-    await database?.drop();
-  });
+  afterAll(() => platform?.close());
 
   it('passes a well-known OpenAPI validator', async () => {
     const result = await new Validator().validate(document as never);
@@ -143,12 +198,7 @@ describe('row 11 (low): GET /openapi.json on the gateway is the whole API descri
   });
 
   const platformAdminToken = () =>
-    tokenFor(
-      platform.baseUrl,
-      'platform',
-      { clientId: 'platform-admin', clientSecret: adminSecret },
-      'platform:admin',
-    );
+    tokenFor(platform.baseUrl, 'platform', platform.admin, 'platform:admin');
 
   /** Checks a real answer against the schema the document gives its operation and status. */
   function answerChecker() {
@@ -256,20 +306,17 @@ describe('row 11 (low): GET /openapi.json on the gateway is the whole API descri
     expect(emptyReferences(document, (operation) => operation.requestBody)).toEqual([]);
   });
 
-  it('describes every route of every service behind the gateway', () => {
+  it('describes every route of every service behind the gateway', async () => {
     const missing: string[] = [];
     let checked = 0;
-    for (const [name, service] of platform.services) {
-      if (name === 'gateway') continue;
-      for (const { method, url } of registeredRoutes(service.app.getHttpAdapter().getInstance())) {
-        if (method === 'HEAD' || OPERATIONAL.test(url)) continue;
-        const path = url.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
-        checked += 1;
-        if (!document.paths[path]?.[method.toLowerCase()])
-          missing.push(`${name}: ${method} ${path}`);
-      }
+    for (const route of await platform.serviceRoutes()) {
+      const [, method, path] = /^[\w-]+: (\w+) (.+)$/.exec(route) ?? [];
+      if (method === 'HEAD' || OPERATIONAL.test(path)) continue;
+      checked += 1;
+      if (!document.paths[path]?.[method.toLowerCase()]) missing.push(route);
     }
-    expect(checked).toBeGreaterThan(20);
+    expect(checked).toBeGreaterThan(40);
     expect(missing).toEqual([]);
+    if (platform.deployment) await expectPlatformServing(platform.deployment);
   });
 });

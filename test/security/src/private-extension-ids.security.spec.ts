@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expectPlatformServing, V0 } from './support/clients';
-import { startPlatformProcess, type PlatformProcess } from './support/platform-process';
+import { startDeployment, type Deployment } from './support/deployment';
 import { tenantClientToken } from './support/tenant-client';
 
 interface Answer {
@@ -10,21 +10,21 @@ interface Answer {
 }
 
 describe('row 10 (medium): private extension ids reveal nothing about other tenants', () => {
-  let platform: PlatformProcess;
+  let deployment: Deployment;
   let victim: string;
   let attacker: string;
   const extensions = '/entities/menu/extensions';
 
   beforeAll(async () => {
-    platform = await startPlatformProcess('extension_ids');
+    deployment = await startDeployment('extension_ids');
     const permissions = ['extensions:read', 'extensions:write'];
-    victim = (await tenantClientToken(platform, permissions, 'victim')).token;
-    attacker = (await tenantClientToken(platform, permissions, 'attacker')).token;
+    victim = (await tenantClientToken(deployment, permissions, 'victim')).token;
+    attacker = (await tenantClientToken(deployment, permissions, 'attacker')).token;
   });
-  afterAll(() => platform?.close());
+  afterAll(() => deployment?.close());
 
   async function call(token: string, method: string, path: string, body?: unknown) {
-    return fetch(`${platform.baseUrl}${path}`, {
+    return fetch(`${deployment.baseUrl}${path}`, {
       method,
       headers: {
         ...V0,
@@ -87,6 +87,6 @@ describe('row 10 (medium): private extension ids reveal nothing about other tena
     const own = await call(victim, 'GET', `${extensions}/${secret}?include_private=true`);
     expect(own.status).toBe(200);
     expect(await own.json()).toMatchObject({ id: secret, version: 'v1', availability: 'Private' });
-    await expectPlatformServing(platform);
+    await expectPlatformServing(deployment);
   });
 });

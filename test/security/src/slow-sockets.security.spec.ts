@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { waitFor } from '@comanda/testing';
 import { expectPlatformServing, V0 } from './support/clients';
-import { startPlatformProcess, type PlatformProcess } from './support/platform-process';
+import { startDeployment, type Deployment } from './support/deployment';
 
 const SLOW_SOCKETS = 300;
 
@@ -22,12 +22,12 @@ function slowClient(port: number, localAddress: string, sockets: Socket[]): void
   socket.once('close', () => clearInterval(timer));
 }
 
-describe('row 2 (high): a few hundred slow sockets do not hang the platform', () => {
-  let platform: PlatformProcess;
+describe('row 2 (high): a few hundred slow sockets do not hang any process', () => {
+  let deployment: Deployment;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    platform = await startPlatformProcess('slow', {
+    deployment = await startDeployment('slow', {
       env: {
         HTTP_HEADERS_TIMEOUT_MS: '3000',
         HTTP_REQUEST_TIMEOUT_MS: '6000',
@@ -37,29 +37,36 @@ describe('row 2 (high): a few hundred slow sockets do not hang the platform', ()
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
-    await platform?.close();
+    await deployment?.close();
   });
 
-  it('serves a normal request within a second while 300 sockets trickle their headers', async () => {
+  // The public port, and distributed, every service's own port (the internal network).
+  const ports = () => [deployment.front, ...deployment.internal];
+
+  it('serves a normal request within a second on every port while 300 sockets trickle their headers to each', async () => {
     // From another loopback address, as an attacker's machine would be.
-    for (let i = 0; i < SLOW_SOCKETS; i++) slowClient(platform.port, '127.0.0.2', sockets);
+    for (const { port } of ports()) {
+      for (let i = 0; i < SLOW_SOCKETS; i++) slowClient(port, '127.0.0.2', sockets);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const response = await fetch(`${platform.baseUrl}/health/ready`, {
-      headers: V0,
-      signal: AbortSignal.timeout(1000),
-    });
-    expect(response.status).toBe(200);
-    await expectPlatformServing(platform);
+    for (const { name, url } of ports()) {
+      const response = await fetch(`${url}/health/ready`, {
+        headers: V0,
+        signal: AbortSignal.timeout(1000),
+      });
+      expect({ name, status: response.status }).toEqual({ name, status: 200 });
+    }
+    await expectPlatformServing(deployment);
   });
 
   it('closes connections of one address past its cap, and slow requests past their deadline', async () => {
     const closed = () => sockets.filter((socket) => socket.destroyed || socket.closed).length;
-    // Past the cap of 100 connections per address, the rest were closed at once; the others
-    // are closed by the header deadline (3 s).
-    await waitFor('the slow sockets to be closed', () => closed() === SLOW_SOCKETS, {
+    // Past the cap of 100 connections per address on the public port, the rest were closed at
+    // once; the others, and those to the services' own ports, by the header deadline (3 s).
+    await waitFor('the slow sockets to be closed', () => closed() === sockets.length, {
       timeoutMs: 20_000,
       intervalMs: 200,
     });
-    await expectPlatformServing(platform);
+    await expectPlatformServing(deployment);
   });
 });

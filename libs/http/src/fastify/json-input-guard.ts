@@ -90,9 +90,33 @@ export function jsonLimitBreach(
 }
 
 /**
+ * Parses a JSON request body as every service does: empty or malformed JSON and
+ * `__proto__` / `constructor.prototype` members are refused (Fastify's own errors, answered
+ * as problems), and so is a value deeper, wider or longer than the limits (400
+ * `request.invalid`, naming where). Throws the error to answer with.
+ */
+export function parseGuardedJson(
+  text: string,
+  limits: JsonInputLimits = DEFAULT_JSON_INPUT_LIMITS,
+): unknown {
+  if (text.length === 0) throw emptyJsonError();
+  let parsed: unknown;
+  try {
+    parsed = secureJson.parse(text, undefined, {
+      protoAction: 'error',
+      constructorAction: 'error',
+    });
+  } catch {
+    throw invalidJsonError();
+  }
+  const breach = jsonLimitBreach(parsed, limits);
+  if (breach) throw new RequestValidationError([breach]);
+  return parsed;
+}
+
+/**
  * Replaces Fastify's JSON parser with one that refuses, before any validation runs, bodies
- * deeper, wider or longer than the limits (400 `request.invalid`, naming where) and keeps Fastify's
- * refusal of `__proto__` / `constructor.prototype` members.
+ * deeper, wider or longer than the limits (see parseGuardedJson).
  */
 export function installJsonInputGuard(
   fastify: FastifyInstance,
@@ -107,23 +131,11 @@ export function installJsonInputGuard(
     { parseAs: 'string', bodyLimit },
     (_request: FastifyRequest, body: string | Buffer, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
-      if (text.length === 0) {
-        done(emptyJsonError(), undefined);
-        return;
-      }
-      let parsed: unknown;
       try {
-        parsed = secureJson.parse(text, undefined, {
-          protoAction: 'error',
-          constructorAction: 'error',
-        });
-      } catch {
-        done(invalidJsonError(), undefined);
-        return;
+        done(null, parseGuardedJson(text, limits));
+      } catch (error) {
+        done(error as Error, undefined);
       }
-      const breach = jsonLimitBreach(parsed, limits);
-      if (breach) done(new RequestValidationError([breach]), undefined);
-      else done(null, parsed);
     },
   );
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { parseGuardedJson } from './json-input-guard';
 
 /**
  * Hands the body of `application/json` requests to the handler as the exact bytes received
- * (a `Buffer`) on the routes `keepsRaw` selects, and parses JSON as usual everywhere else.
+ * (a `Buffer`) on the routes `keepsRaw` selects, and parses JSON as usual everywhere else:
+ * through the same input guard as every service (depth, width, length, prototype keys).
  * For signed requests (`Comanda-Signature` is an HMAC over the raw body): re-serialised JSON
  * is not the bytes that were signed. Call it from a module's `onModuleInit` (after Nest
  * registered its own parsers, before the server listens).
@@ -11,11 +13,7 @@ export function keepRawJsonBody(
   fastify: FastifyInstance,
   keepsRaw: (path: string) => boolean,
 ): void {
-  const { bodyLimit, onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
-  const parseJson = fastify.getDefaultJsonParser(
-    onProtoPoisoning ?? 'error',
-    onConstructorPoisoning ?? 'error',
-  );
+  const { bodyLimit } = fastify.initialConfig;
   if (fastify.hasContentTypeParser('application/json')) {
     fastify.removeContentTypeParser('application/json');
   }
@@ -27,7 +25,11 @@ export function keepRawJsonBody(
         done(null, body);
         return;
       }
-      parseJson(request, body.toString('utf8'), done);
+      try {
+        done(null, parseGuardedJson(body.toString('utf8')));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
     },
   );
 }

@@ -6,7 +6,7 @@ import { PLATFORM_TENANT_ID, type Permission } from '../permissions/permission-c
 import type { Principal } from '../principal';
 import { InsufficientScopeError } from '../security.errors';
 import { BearerTokenVerifier } from '../verification/bearer-token.verifier';
-import { attachPrincipal } from './principal-of-request';
+import { attachPrincipal, principalOf } from './principal-of-request';
 
 /** What a route declares, read from its metadata once. */
 interface RouteAccess {
@@ -34,7 +34,10 @@ export class AccessGuard implements CanActivate {
     if (isPublic) return true;
 
     const http = context.switchToHttp();
-    const principal = await this.verifier.authenticate(http.getRequest(), http.getResponse());
+    // Verified before the body was read (AuthenticationBeforeBody), or here.
+    const principal =
+      principalOf(http.getRequest()) ??
+      (await this.verifier.authenticate(http.getRequest(), http.getResponse()));
     attachPrincipal(http.getRequest(), principal);
     const requestContext = currentContext();
     if (requestContext) requestContext.tenantId = principal.tenantId;

@@ -408,14 +408,18 @@ describe('gateway in front of real upstreams', () => {
   });
 
   describe('operational endpoints', () => {
-    it.each(['/health/upstreams', '/metrics'])(
-      'keeps %s private on the public port: 401 without a token',
-      async (path) => {
-        const response = await send(gateway.url, path);
-        expect(response.status).toBe(401);
-        expect(response.headers['content-type']).toContain('application/problem+json');
-      },
-    );
+    it.each([
+      '/health/upstreams',
+      '/metrics',
+      // Spellings the router takes to the same handlers.
+      '/%6detrics',
+      '/%68ealth/upstreams',
+      '/health/%75pstreams',
+    ])('keeps %s private on the public port: 401 without a token', async (path) => {
+      const response = await send(gateway.url, path);
+      expect(response.status).toBe(401);
+      expect(response.headers['content-type']).toContain('application/problem+json');
+    });
 
     it('keeps liveness and readiness open for load balancers', async () => {
       expect((await send(gateway.url, '/health/ready')).status).toBe(200);

@@ -1,3 +1,4 @@
+import { NOTIFICATIONS_BODY_LIMIT_BYTES } from '@comanda/contracts';
 import type { ServiceDefinition } from '@comanda/runtime';
 import { secretBoxFrom } from '@comanda/security';
 import { NotificationsModule } from './notifications.module';
@@ -6,8 +7,7 @@ import { MerchantSecretEntity } from './persistence/merchant-secret.entity';
 import { PartnerEventEntity } from './persistence/partner-event.entity';
 import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
 
-/** A partner event is a few hundred bytes; anything near this is not one. */
-export const NOTIFICATIONS_BODY_LIMIT_BYTES = 64 * 1024;
+export { NOTIFICATIONS_BODY_LIMIT_BYTES };
 
 /** The receiver of partner payment events, `/notifications/merchants/{id}/events`, schema `notifications`. */
 export const notificationsService: ServiceDefinition = {
@@ -24,5 +24,6 @@ export const notificationsService: ServiceDefinition = {
   module: NotificationsModule,
   // Partners sign their events; they carry neither a bearer token nor X-Api-Version.
   versionExemptPaths: ['/notifications/merchants/'],
+  // The gateway applies the same limit to /notifications (SMALLER_SERVICE_BODY_LIMITS).
   bodyLimitBytes: NOTIFICATIONS_BODY_LIMIT_BYTES,
 };

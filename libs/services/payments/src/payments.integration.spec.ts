@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { EventTypes } from '@comanda/contracts';
 import { UnitOfWork } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
@@ -6,6 +7,7 @@ import { waitFor } from '@comanda/testing';
 import { PaymentView } from './http/payment.view';
 import { FakePartner, succeed, type ReceivedOperation } from './testing/fake-partner';
 import { PaymentsHarness, SECRET, SECRETS_KEY, TENANT } from './testing/payments-harness';
+import { ConfigureMerchant } from './usecases/configure-merchant/configure-merchant.usecase';
 import { GetPayment } from './usecases/get-payment/get-payment.usecase';
 
 jest.setTimeout(60_000);
@@ -335,6 +337,60 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
     expect(recorded.applied).toBe(false);
     await harness.partnerEvent(registration.body, 'registration_succeeded');
     await waitForState(harness, orderId, 'authorization_pending');
+  });
+
+  it('gives a new merchant id to the first of two tenants writing it at once, and announces only its secret', async () => {
+    const app = harness.service.app;
+    const configure = app.get(ConfigureMerchant);
+    const id = `merchant-race-${randomUUID().slice(0, 8)}`;
+    const input = (signingSecret: string) => ({
+      name: id,
+      partnerUrl: harness.partnerUrl,
+      signingSecret,
+    });
+    let commitFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (commitFirst = resolve));
+    let firstWrote!: () => void;
+    const firstWritten = new Promise<void>((resolve) => (firstWrote = resolve));
+    const first = app.get(UnitOfWork).run(async (tx) => {
+      const written = await configure.execute(
+        tx,
+        'tenant-first',
+        id,
+        input('secret-of-the-first-0'),
+      );
+      firstWrote();
+      await firstMayCommit;
+      return written;
+    });
+    await firstWritten;
+    // The second finds no row to lock (the first has not committed) and waits in its write.
+    const second = app
+      .get(UnitOfWork)
+      .run((tx) => configure.execute(tx, 'tenant-second', id, input('secret-of-the-second')))
+      .then(
+        () => 'written',
+        (error: { code?: string }) => error.code,
+      );
+    await waitFor('the second write to wait for the first', async () => {
+      const [row] = (await app
+        .get(DataSource)
+        .query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )) as Array<{ n: number }>;
+      return row.n > 0;
+    });
+    commitFirst();
+    expect((await first).created).toBe(true);
+    expect(await second).toBe('merchant.id_taken');
+    // Announced in the writing transaction: the outbox holds every announcement there is.
+    const announced = (await app
+      .get(DataSource)
+      .query(`SELECT tenant_id FROM payments.outbox WHERE event_type = $1 AND subject = $2`, [
+        EventTypes.MerchantConfigured,
+        id,
+      ])) as Array<{ tenant_id: string }>;
+    expect(announced.map((row) => row.tenant_id)).toEqual(['tenant-first']);
   });
 
   it('fails the checkout visibly when the merchant is unknown', async () => {

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 
 export interface AttackerResponse {
   status: number;
@@ -46,4 +47,38 @@ export function decodePart(token: string, index: 0 | 1): Record<string, unknown>
     string,
     unknown
   >;
+}
+
+/**
+ * Sends a request's headers announcing a body of `length` bytes, and no byte of it; gives
+ * what the server answered within `waitMs` ('' when it is still waiting for the body).
+ */
+export function headersOnly(
+  url: string,
+  init: { method: string; headers: Record<string, string>; length: number; waitMs?: number },
+): Promise<string> {
+  const { hostname, port, pathname, search } = new URL(url);
+  return new Promise<string>((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    let answer = '';
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(done, init.waitMs ?? 3000);
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('utf8');
+      // The whole answer is there once its body (after the blank line) arrived.
+      const [head, body = ''] = answer.split('\r\n\r\n');
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? NaN);
+      if (body.length >= length) done();
+    });
+    socket.on('error', done);
+    socket.on('close', done);
+    const headers = Object.entries({ ...init.headers, 'content-length': String(init.length) })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(`${init.method} ${pathname}${search} HTTP/1.1\r\nHost: x\r\n${headers}\r\n`);
+  });
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PlatformProcess } from './platform-process';
+import type { Deployment } from './deployment';
 
 export const V0 = { 'x-api-version': '0' };
 
@@ -27,10 +27,10 @@ export async function tokenFor(
   return body.access_token;
 }
 
-const adminTokens = new WeakMap<PlatformProcess, Promise<string>>();
+const adminTokens = new WeakMap<Deployment, Promise<string>>();
 
 /** A `platform:admin` token, fetched once per platform (attacks may spend the address's budget). */
-export function adminToken(platform: PlatformProcess): Promise<string> {
+export function adminToken(platform: Deployment): Promise<string> {
   let token = adminTokens.get(platform);
   if (!token) {
     token = tokenFor(platform.baseUrl, 'platform', platform.admin, 'platform:admin');
@@ -42,7 +42,7 @@ export function adminToken(platform: PlatformProcess): Promise<string> {
 
 /** An authenticated admin call through the gateway. */
 export async function adminCall(
-  platform: PlatformProcess,
+  platform: Deployment,
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Response> {
@@ -85,18 +85,42 @@ export function tenantId(prefix = 'sec'): string {
 }
 
 /**
- * What every security test asserts after its attack: the process still runs, and a real
+ * What every security test asserts after its attack: every process of the deployment still
+ * runs and answers on its own port, the gateway still reaches every service, and a real
  * client is still served (an authenticated admin call answers 200).
  */
-export async function expectPlatformServing(platform: PlatformProcess): Promise<void> {
-  if (!platform.alive()) throw new Error(`the platform process died:\n${platform.output()}`);
-  const token = await adminToken(platform);
-  const response = await fetch(`${platform.baseUrl}/admin/tenants`, {
+export async function expectPlatformServing(deployment: Deployment): Promise<void> {
+  const dead = () => deployment.processes.filter((process) => !process.alive());
+  const died = (which: string[]) => new Error(`${which.join(', ')} died:\n${deployment.output()}`);
+  if (dead().length > 0) throw died(dead().map((process) => process.name));
+  const token = await adminToken(deployment);
+  const response = await fetch(`${deployment.baseUrl}/admin/tenants`, {
     headers: { ...V0, authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(5000),
   });
   if (response.status !== 200) {
     throw new Error(`a valid client was refused: ${response.status} ${await response.text()}`);
   }
-  if (!platform.alive()) throw new Error(`the platform process died:\n${platform.output()}`);
+  for (const service of deployment.internal) {
+    const ready = await fetch(`${service.url}/health/ready`, {
+      signal: AbortSignal.timeout(5000),
+    }).catch((error: Error) => error);
+    if (ready instanceof Error || ready.status !== 200) {
+      const answer = ready instanceof Error ? ready.message : ready.status;
+      throw new Error(`${service.name} does not answer on its own port: ${answer}`);
+    }
+  }
+  if (deployment.internal.length > 0) {
+    const upstreams = await fetch(`${deployment.baseUrl}/health/upstreams`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    const body = (await upstreams.json()) as unknown;
+    const expected = Object.fromEntries(deployment.internal.map((service) => [service.name, 'up']));
+    expect({ status: upstreams.status, body }).toEqual({
+      status: 200,
+      body: { status: 'ok', upstreams: expected },
+    });
+  }
+  if (dead().length > 0) throw died(dead().map((process) => process.name));
 }

@@ -1,9 +1,9 @@
 import { adminCall, tenantId, tokenFor } from './clients';
-import type { PlatformProcess } from './platform-process';
+import type { Deployment } from './deployment';
 
 /** A fresh tenant and a client of it with these permissions; returns a token of it. */
 export async function tenantClientToken(
-  platform: PlatformProcess,
+  platform: Deployment,
   permissions: string[],
   prefix = 'sec',
 ): Promise<{ tenant: string; token: string }> {

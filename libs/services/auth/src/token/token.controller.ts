@@ -132,11 +132,14 @@ function hostOf(request: FastifyRequest): string {
 }
 
 /**
- * The caller's address as the gateway saw it: the gateway appends it to X-Forwarded-For, so
- * the last entry is the one a client cannot forge through the gateway.
+ * The caller's address as failed secrets are counted: the address the gateway saw (it
+ * appends it to X-Forwarded-For, so the last entry is the one a client cannot forge through
+ * the gateway) together with the peer that says so. Whoever reaches this port directly can
+ * write any X-Forwarded-For, but not be the gateway's peer address: its failures never count
+ * against the address of a client that comes through the gateway.
  */
 function sourceIp(request: FastifyRequest): string {
   const forwarded = request.headers['x-forwarded-for'];
   const last = typeof forwarded === 'string' ? forwarded.split(',').pop()?.trim() : undefined;
-  return last || request.ip;
+  return last ? `${last} via ${request.ip}` : request.ip;
 }

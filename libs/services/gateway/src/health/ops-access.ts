@@ -22,7 +22,10 @@ export class OpsAccess implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', async (request, reply) => {
-      if (!OPS_PATHS.has(request.url.split('?')[0])) return;
+      // The route the router matched, not the URL as sent: `/%6detrics`, `/metrics/` and
+      // other spellings reach the same handler.
+      const route = request.routeOptions.url;
+      if (route === undefined || !OPS_PATHS.has(route)) return;
       try {
         const principal = await this.verifier.authenticate(request, undefined);
         if (!holds(principal, 'platform:admin')) {

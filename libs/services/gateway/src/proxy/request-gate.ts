@@ -8,6 +8,7 @@ import {
   ApiVersionUnsupportedError,
   SUPPORTED_API_VERSION,
 } from '@comanda/http';
+import { SMALLER_SERVICE_BODY_LIMITS } from '@comanda/contracts';
 import { BearerTokenVerifier, type Principal } from '@comanda/security';
 import { GatewayConfig } from '../config/gateway.config';
 import {
@@ -23,6 +24,7 @@ import {
   acceptedMediaType,
   allowsBasicAuth,
   bodyLimitFor,
+  type BodyLimits,
   hasDotSegment,
   isVersionExempt,
   mediaTypeOf,
@@ -50,6 +52,7 @@ export interface AdmittedRequest {
 @Injectable()
 export class RequestGate {
   private readonly trustedProxies: ReturnType<typeof parseTrustedProxies>;
+  private readonly bodyLimits: BodyLimits;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -58,6 +61,14 @@ export class RequestGate {
     private readonly verifier: BearerTokenVerifier,
   ) {
     this.trustedProxies = parseTrustedProxies(config.TRUSTED_PROXIES);
+    this.bodyLimits = {
+      defaultBytes: config.GATEWAY_BODY_LIMIT_BYTES,
+      pluginCodeBytes: config.GATEWAY_PLUGIN_CODE_LIMIT_BYTES,
+      serviceBytes: new Map([
+        ...SMALLER_SERVICE_BODY_LIMITS,
+        ['auth', config.GATEWAY_AUTH_BODY_LIMIT_BYTES],
+      ]),
+    };
   }
 
   /** The caller's address as rate limits count it (see TRUSTED_PROXIES). */
@@ -113,16 +124,7 @@ export class RequestGate {
     }
 
     const hasBody = requestHasBody(request);
-    const bodyLimitBytes = bodyLimitFor(
-      method,
-      path,
-      {
-        defaultBytes: this.config.GATEWAY_BODY_LIMIT_BYTES,
-        pluginCodeBytes: this.config.GATEWAY_PLUGIN_CODE_LIMIT_BYTES,
-        authBytes: this.config.GATEWAY_AUTH_BODY_LIMIT_BYTES,
-      },
-      upstream.name,
-    );
+    const bodyLimitBytes = bodyLimitFor(method, path, this.bodyLimits, upstream.name);
     if (hasBody) {
       const accepted = acceptedMediaType(method, path);
       const received = mediaTypeOf(request.headers['content-type']);

@@ -50,15 +50,25 @@ describe('request policy', () => {
   });
 
   it('gives plugin code its own body limit', () => {
-    const limits = { defaultBytes: 10, pluginCodeBytes: 20, authBytes: 5 };
+    const limits = { defaultBytes: 10, pluginCodeBytes: 20, serviceBytes: new Map() };
     expect(bodyLimitFor('POST', '/frontend/plugins', limits)).toBe(20);
     expect(bodyLimitFor('POST', '/frontend/plugins/manifest', limits)).toBe(10);
   });
 
-  it("applies the auth service's own limit to the paths auth owns", () => {
-    const limits = { defaultBytes: 10, pluginCodeBytes: 20, authBytes: 5 };
+  it("applies a service's own smaller limit to the paths it owns", () => {
+    const serviceBytes = new Map([
+      ['auth', 5],
+      ['notifications', 7],
+      ['plugin-registry', 40],
+    ]);
+    const limits = { defaultBytes: 10, pluginCodeBytes: 20, serviceBytes };
     expect(bodyLimitFor('POST', '/admin/tenants', limits, 'auth')).toBe(5);
+    expect(bodyLimitFor('POST', '/notifications/merchants/m/events', limits, 'notifications')).toBe(
+      7,
+    );
     expect(bodyLimitFor('PUT', '/stores/s1', limits, 'orders')).toBe(10);
+    // Never more than the gateway's own limit.
+    expect(bodyLimitFor('POST', '/frontend/plugins/configs', limits, 'plugin-registry')).toBe(10);
   });
 
   it('requires a bearer token everywhere but OAuth, partner events, health, docs and /', () => {

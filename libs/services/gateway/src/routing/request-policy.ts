@@ -55,8 +55,8 @@ export function acceptedMediaType(method: string, path: string): string {
 export interface BodyLimits {
   defaultBytes: number;
   pluginCodeBytes: number;
-  /** The auth service's own, smaller limit (AUTH_BODY_LIMIT_BYTES). */
-  authBytes: number;
+  /** The services' own, smaller limits by name (`SMALLER_SERVICE_BODY_LIMITS`). */
+  serviceBytes: ReadonlyMap<string, number>;
 }
 
 /** The same limit the owning service applies, so an oversized body is 413 here, never 502. */
@@ -67,8 +67,8 @@ export function bodyLimitFor(
   upstream?: string,
 ): number {
   if (method === 'POST' && path === '/frontend/plugins') return limits.pluginCodeBytes;
-  if (upstream === 'auth') return Math.min(limits.authBytes, limits.defaultBytes);
-  return limits.defaultBytes;
+  const own = upstream === undefined ? undefined : limits.serviceBytes.get(upstream);
+  return own === undefined ? limits.defaultBytes : Math.min(own, limits.defaultBytes);
 }
 
 /** `application/json; charset=utf-8` → `application/json`. */

@@ -30,6 +30,33 @@ describe('parsePartnerEvent', () => {
     expect(parse([valid])).toMatchObject({ ok: false, malformedJson: false });
   });
 
+  it('refuses an event nested deeper than any JSON body may be, naming where', () => {
+    const deep = JSON.stringify(valid).replace(
+      /}$/,
+      `,"extra":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    );
+    expect(parsePartnerEvent(Buffer.from(deep))).toMatchObject({
+      ok: false,
+      malformedJson: false,
+      errors: [
+        {
+          path: expect.stringContaining('extra'),
+          message: expect.stringMatching(/^must not nest/),
+        },
+      ],
+    });
+  });
+
+  it('refuses an event with __proto__ or constructor.prototype members as malformed', () => {
+    for (const member of ['"__proto__":{"x":1}', '"constructor":{"prototype":{"x":1}}']) {
+      const body = JSON.stringify(valid).replace(/}$/, `,${member}}`);
+      expect(parsePartnerEvent(Buffer.from(body))).toMatchObject({
+        ok: false,
+        malformedJson: true,
+      });
+    }
+  });
+
   it.each([
     ['eventId', { eventId: '' }],
     ['eventId', { eventId: 'x'.repeat(201) }],

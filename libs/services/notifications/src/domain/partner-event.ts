@@ -3,7 +3,12 @@ import {
   type PartnerEventReceived,
   type PartnerEventType,
 } from '@comanda/contracts';
-import { unstorableText, type ProblemFieldError } from '@comanda/http';
+import {
+  parseGuardedJson,
+  RequestValidationError,
+  unstorableText,
+  type ProblemFieldError,
+} from '@comanda/http';
 
 /**
  * A completion event as a payment partner posts it: `{eventId, type, paymentId, operationId,
@@ -27,8 +32,13 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d
 export function parsePartnerEvent(raw: Buffer): ParsedPartnerEvent {
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
-  } catch {
+    // The input guard of every JSON body (depth, width, length, prototype keys), applied
+    // here because the body stays raw bytes until its signature is checked.
+    value = parseGuardedJson(raw.toString('utf8'));
+  } catch (error) {
+    if (error instanceof RequestValidationError) {
+      return { ok: false, malformedJson: false, errors: error.errors ?? [] };
+    }
     return { ok: false, malformedJson: true, errors: [] };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

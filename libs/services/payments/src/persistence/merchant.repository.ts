@@ -49,15 +49,26 @@ export class MerchantRepository {
     return rows[0] && toMerchant(rows[0]);
   }
 
-  /** Saves the merchant with its secret, sealed: the column never holds it in clear. */
-  async upsert(tx: Tx, merchant: Merchant, signingSecret: string): Promise<void> {
+  /**
+   * Creates the merchant with its secret sealed (the column never holds it in clear), or
+   * replaces the one of the same tenant; undefined when another tenant holds the id. A
+   * concurrent writer of the same id waits here for the first one's commit, then replaces
+   * its row (same tenant) or writes nothing (another tenant): what happened comes from the
+   * statement, never from a read made before it.
+   */
+  async upsert(
+    tx: Tx,
+    merchant: Merchant,
+    signingSecret: string,
+  ): Promise<{ merchant: Merchant; created: boolean } | undefined> {
     const sealed = this.secrets.seal(signingSecret, merchantSecretLabel(merchant.id));
-    await tx.query(
+    const rows: Array<MerchantRow & { created: boolean }> = await tx.query(
       `INSERT INTO ${table(tx, 'merchants')} (id, tenant_id, name, partner_url, signing_secret_sealed, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, partner_url = EXCLUDED.partner_url,
          signing_secret_sealed = EXCLUDED.signing_secret_sealed, updated_at = EXCLUDED.updated_at
-       WHERE ${table(tx, 'merchants')}.tenant_id = EXCLUDED.tenant_id`,
+       WHERE ${table(tx, 'merchants')}.tenant_id = EXCLUDED.tenant_id
+       RETURNING ${COLUMNS}, (xmax = 0) AS created`,
       [
         merchant.id,
         merchant.tenantId,
@@ -68,6 +79,7 @@ export class MerchantRepository {
         merchant.updatedAt,
       ],
     );
+    return rows[0] && { merchant: toMerchant(rows[0]), created: rows[0].created };
   }
 
   /** The merchant's secret in clear, from its sealed column value: only to sign with. */

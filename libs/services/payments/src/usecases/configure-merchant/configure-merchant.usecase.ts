@@ -55,7 +55,10 @@ export class ConfigureMerchant {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
-    await this.merchants.upsert(tx, merchant, input.signingSecret);
+    const stored = await this.merchants.upsert(tx, merchant, input.signingSecret);
+    // Another tenant created the id after the lock found none (a missing row locks nothing):
+    // nothing was written, and its secret must not reach the receiver.
+    if (!stored) throw new MerchantIdTakenError(id);
     // The contract of this event carries the secret in clear (ADR 0030): the receiver needs
     // it and reads no table of ours. A known exposure, in docs/security.md (ADR 0033).
     await this.outbox.add(tx, {
@@ -64,6 +67,6 @@ export class ConfigureMerchant {
       subject: id,
       data: { merchantId: id, signingSecret: input.signingSecret },
     });
-    return { merchant, created: !existing };
+    return stored;
   }
 }

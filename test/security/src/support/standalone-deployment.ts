@@ -1,43 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
-
-const ROOT = join(__dirname, '..', '..', '..', '..');
-
-export interface PlatformProcess {
-  baseUrl: string;
-  port: number;
-  pid: number;
-  admin: { clientId: string; clientSecret: string };
-  dataDir: string;
-  databaseUrl: string;
-  /** True while the process runs: what every security test checks after its attack. */
-  alive(): boolean;
-  /** The process's output so far (for a failing test's message). */
-  output(): string;
-  /** Stops the process and keeps its database and data folder (for a restart). */
-  stop(): Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface StartOptions {
-  env?: Record<string, string>;
-  /** Reuse the database and data folder of a stopped platform. */
-  reuse?: PlatformProcess;
-}
+import type { Deployment, DeploymentProcess, StartOptions } from './deployment';
+import { delay, EXIT_WITH_RUNNER, freePort, ROOT, tail } from './processes';
 
 /**
  * The platform as `npm start` runs it, in a child process: an attack that ends the process
  * ends it, not the test runner, and the test sees it. Own database, own data folder, free port.
  */
-export async function startPlatformProcess(
+export async function startStandaloneDeployment(
   label: string,
   options: StartOptions = {},
-): Promise<PlatformProcess> {
+): Promise<Deployment> {
   const env = options.env ?? {};
   const database: Pick<TestDatabase, 'url' | 'drop'> = options.reuse
     ? { url: options.reuse.databaseUrl, drop: () => options.reuse?.close() ?? Promise.resolve() }
@@ -48,10 +25,10 @@ export async function startPlatformProcess(
     clientId: 'platform-admin',
     clientSecret: randomBytes(32).toString('base64url'),
   };
-  let output = '';
+  const output = tail();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', join(ROOT, 'apps/standalone/src/main.ts')],
+    ['-r', EXIT_WITH_RUNNER, '-r', '@swc-node/register', join(ROOT, 'apps/standalone/src/main.ts')],
     {
       cwd: ROOT,
       env: {
@@ -72,11 +49,8 @@ export async function startPlatformProcess(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  const append = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  child.stdout?.on('data', output.append);
+  child.stderr?.on('data', output.append);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -105,38 +79,35 @@ export async function startPlatformProcess(
         { timeoutMs: 90_000, intervalMs: 250 },
       ),
       exited.then(() => {
-        throw new Error(`the platform exited while starting:\n${output}`);
+        throw new Error(`the platform exited while starting:\n${output.text()}`);
       }),
     ]);
   } catch (error) {
     await close();
     throw error;
   }
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const front: DeploymentProcess = {
+    name: 'standalone',
+    port,
+    url: baseUrl,
+    pid: child.pid ?? 0,
+    alive,
+    output: output.text,
+  };
   return {
+    target: 'standalone',
     baseUrl,
     port,
-    pid: child.pid ?? 0,
     admin,
     dataDir,
     databaseUrl: database.url,
+    front,
+    processes: [front],
+    internal: [],
+    alive,
+    output: output.text,
     stop,
-    alive: () => child.exitCode === null && child.signalCode === null,
-    output: () => output,
     close,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

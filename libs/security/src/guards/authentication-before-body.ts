@@ -1,0 +1,94 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { replyWithProblem } from '@comanda/http';
+import { PUBLIC_ROUTE } from '../decorators/security-metadata';
+import { BearerTokenVerifier } from '../verification/bearer-token.verifier';
+import { attachPrincipal } from './principal-of-request';
+
+/** Nest's RequestMethod, by index. */
+const METHOD_NAMES = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'ALL', 'OPTIONS', 'HEAD', 'SEARCH'];
+
+/** `/payments/merchants/:id` as Nest registers it with Fastify, whatever slashes were declared. */
+function routePath(...parts: string[]): string {
+  const path = parts
+    .flatMap((part) => part.split('/'))
+    .filter((segment) => segment.length > 0)
+    .join('/');
+  return `/${path}`;
+}
+
+/** `METHOD /path` of every route of the service's controllers that needs a bearer token. */
+export function protectedRoutes(
+  discovery: DiscoveryService,
+  scanner: MetadataScanner,
+  reflector: Reflector,
+): Set<string> {
+  const routes = new Set<string>();
+  for (const wrapper of discovery.getControllers()) {
+    const controller = wrapper.metatype;
+    if (!controller || typeof controller !== 'function') continue;
+    const prototype = controller.prototype as Record<string, unknown>;
+    const prefixes = [Reflect.getMetadata(PATH_METADATA, controller) as string | string[]].flat();
+    for (const name of scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[name];
+      if (typeof handler !== 'function') continue;
+      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (paths === undefined) continue;
+      if (reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [handler, controller]) === true) {
+        continue;
+      }
+      const method = METHOD_NAMES[(Reflect.getMetadata(METHOD_METADATA, handler) as number) ?? 0];
+      for (const prefix of prefixes) {
+        for (const path of [paths].flat()) {
+          routes.add(`${method} ${routePath(prefix ?? '', path)}`);
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  if (length !== undefined) return length.trim() !== '0';
+  return request.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Authentication before the body, on every service's own port: a request to a route that
+ * needs a token has it verified in Fastify's `onRequest` hook, from its headers, before any
+ * byte of its body is read or parsed. A refusal closes the connection, so the rest of the
+ * body is never read either. The guard then checks permissions with the principal found here.
+ */
+@Injectable()
+export class AuthenticationBeforeBody implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    @Inject(BearerTokenVerifier) private readonly verifier: BearerTokenVerifier,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    if (adapter?.getType() !== 'fastify') return;
+    const routes = protectedRoutes(this.discovery, this.scanner, this.reflector);
+    const fastify = adapter.getInstance<FastifyInstance>();
+    fastify.addHook('onRequest', async (request, reply) => {
+      const route = request.routeOptions.url;
+      if (route === undefined) return;
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const key = `${method} ${routePath(route)}`;
+      if (!routes.has(key) && !routes.has(`ALL ${routePath(route)}`)) return;
+      try {
+        attachPrincipal(request, await this.verifier.authenticate(request));
+      } catch (error) {
+        if (hasBody(request)) reply.header('connection', 'close');
+        return replyWithProblem(request, reply, error);
+      }
+    });
+  }
+}
