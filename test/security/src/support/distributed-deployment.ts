@@ -123,15 +123,15 @@ export async function startDistributedDeployment(
   );
 
   const envOf = (service: DeployedService): Record<string, string> => {
-    const database_ = service.database !== false;
-    const bus = service.bus ?? database_;
+    const hasDatabase = service.database !== false;
+    const bus = service.bus ?? hasDatabase;
     return {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
       COMANDA_ENVIRONMENT: 'test',
       COMANDA_PUBLIC_URL: baseUrl,
       COMANDA_DATA_DIR: dataDir,
-      ...(database_ ? { DATABASE_URL: database.url } : {}),
+      ...(hasDatabase ? { DATABASE_URL: database.url } : {}),
       ...(bus
         ? {
             AMQP_URL: broker.url,
