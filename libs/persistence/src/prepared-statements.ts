@@ -31,27 +31,19 @@ export function statementName(text: string): string | undefined {
   return name;
 }
 
-type QueryArgs = Parameters<Client['query']>;
+export class PreparingClient extends Client {}
 
-/**
- * The pg client of every service pool: a statement with parameters (every statement TypeORM
- * and the services run with values) is sent as a named prepared statement, so PostgreSQL
- * parses and plans it once per connection instead of on every execution; pg then sends only
- * Bind/Execute. Statements without parameters (migrations, `BEGIN`, several commands in one
- * string) keep the simple protocol. Parameters are typed by the statement's context either
- * way, so results are the same as unnamed.
- */
-export class PreparingClient extends Client {
-  override query(...args: QueryArgs): ReturnType<Client['query']> {
-    const [text, values] = args as unknown as [unknown, unknown];
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = statementName(text);
-      if (name !== undefined) {
-        const config: QueryConfig = { name, text, values };
-        const rest = args.slice(2) as unknown[];
-        return (super.query as (...a: unknown[]) => ReturnType<Client['query']>)(config, ...rest);
-      }
+const simpleQuery = Client.prototype.query as (...args: unknown[]) => unknown;
+
+// pg's `query` has a dozen overloads; one function serves them all and is typed as pg's.
+PreparingClient.prototype.query = function preparingQuery(this: Client, ...args: unknown[]) {
+  const [text, values] = args;
+  if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+    const name = statementName(text);
+    if (name !== undefined) {
+      const config: QueryConfig = { name, text, values };
+      return simpleQuery.call(this, config, ...args.slice(2));
     }
-    return (super.query as (...a: unknown[]) => ReturnType<Client['query']>)(...args);
   }
-}
+  return simpleQuery.apply(this, args);
+} as unknown as Client['query'];

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { OrderNotFoundError } from '../domain/order.errors';
 import type { OrderStatus } from '../domain/order';
 import { OrderEntity } from './order.entity';
@@ -27,7 +28,7 @@ export class OrderRepository {
 
   /** A new order: one INSERT, without `save`'s read of a row that cannot exist yet. */
   async insert(tx: Tx, order: OrderEntity): Promise<void> {
-    await tx.insert(OrderEntity, order);
+    await tx.insert(OrderEntity, order as QueryDeepPartialEntity<OrderEntity>);
   }
 
   /** A page of the tenant's orders in one status, oldest first, after the cursor. */
