@@ -157,10 +157,10 @@ export async function startDistributedDeployment(
       TIMER_POLL_MS: '200',
       SHUTDOWN_TIMEOUT_MS: '10000',
       ...Object.fromEntries(
-        Object.entries(service.environment ?? {}).map(([key, value]) => [
-          key,
-          composeDefault(value),
-        ]),
+        Object.entries(service.environment ?? {})
+          // `${NAME:?...}`: a value compose requires from the operator, given above.
+          .filter(([, value]) => !/^\$\{[A-Z0-9_]+:\?/.test(value))
+          .map(([key, value]) => [key, composeDefault(value)]),
       ),
       ...options.env,
       PORT: String(ports.get(service.name)),
