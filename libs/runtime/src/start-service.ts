@@ -129,8 +129,9 @@ async function startInScope(
     app
       .getHttpAdapter()
       .getInstance()
-      .addHook('onSend', async (_request, reply) => {
+      .addHook('onSend', (_request, reply, payload, done) => {
         if (shuttingDown) reply.header('connection', 'close');
+        done(null, payload);
       });
 
     if (dataSource && options.bus) {

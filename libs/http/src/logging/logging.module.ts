@@ -1,6 +1,7 @@
 import { currentContext, currentService } from '@comanda/context';
 import type { DynamicModule } from '@nestjs/common';
 import { Module, type LoggerService } from '@nestjs/common';
+import { hostname } from 'node:os';
 import pino, {
   type DestinationStream,
   type Level,
@@ -138,7 +139,7 @@ export class ServiceLogger implements LoggerService {
     /** Lines of the service, secrets redacted by name. */
     readonly pino: PinoInstance,
     /** One line per request (see `installRequestLogging`); no redaction pass of its own. */
-    readonly requests: PinoInstance,
+    readonly requests: RequestLines,
     readonly serviceName: string,
   ) {}
 
@@ -190,6 +191,36 @@ export class ServiceLogger implements LoggerService {
   }
 }
 
+/**
+ * The request lines of a service, in the shape pino gives every other line (`level`, `time`,
+ * `pid`, `hostname`, the fields, `msg`), built by one native `JSON.stringify` of fields the
+ * caller has already redacted: the line every request pays for needs no generic logger.
+ */
+export class RequestLines {
+  private readonly threshold: number;
+  private static readonly origin = `"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
+
+  constructor(
+    private readonly stream: DestinationStream,
+    level: string,
+  ) {
+    this.threshold = pino.levels.values[level] ?? pino.levels.values.info;
+  }
+
+  isLevelEnabled(level: 'info' | 'error'): boolean {
+    return pino.levels.values[level] >= this.threshold;
+  }
+
+  /** Writes one line; `fields` is a plain JSON object (no cycles, no `toJSON` surprises). */
+  write(level: 'info' | 'error', fields: object, msg: string): void {
+    const body = JSON.stringify(fields);
+    const rest = body.length > 2 ? `${body.slice(1, -1)},` : '';
+    this.stream.write(
+      `{"level":${pino.levels.values[level]},"time":${Date.now()},${RequestLines.origin},${rest}"msg":${JSON.stringify(msg)}}\n`,
+    );
+  }
+}
+
 /** Logs on stdout, one line per event with `service` and `requestId`, secrets redacted. */
 export function loggingModule(
   serviceName: string,
@@ -200,7 +231,7 @@ export function loggingModule(
   const stream = destination ?? logDestination(format);
   const logger = new ServiceLogger(
     pino(loggerOptions(serviceName, level), stream),
-    pino({ level, messageKey: 'msg' }, stream),
+    new RequestLines(stream, level),
     serviceName,
   );
   return {

@@ -62,19 +62,21 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     if (!lines.isLevelEnabled(level)) return;
     const query = request.query;
     const socket = request.raw.socket as Socket | undefined;
-    lines[level](
+    const req: Record<string, unknown> = {
+      id: request.id,
+      method: request.method,
+      url: redactUrl(url),
+    };
+    if (query !== undefined) req.query = redactRecord(query);
+    req.headers = redactHeaders(request.headers);
+    req.remoteAddress = socket?.remoteAddress;
+    req.remotePort = socket?.remotePort;
+    lines.write(
+      level,
       {
         service,
         requestId: request.id,
-        req: {
-          id: request.id,
-          method: request.method,
-          url: redactUrl(url),
-          ...(query === undefined ? {} : { query: redactRecord(query) }),
-          headers: redactHeaders(request.headers),
-          remoteAddress: socket?.remoteAddress,
-          remotePort: socket?.remotePort,
-        },
+        req,
         res: { statusCode: status },
         responseTime: elapsedMs === undefined ? undefined : Math.round(elapsedMs),
       },

@@ -2,6 +2,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 
+const MAX_CACHED_SERIES = 1000;
+
 /**
  * Prometheus metrics of one service at `GET /metrics`: process metrics, request durations
  * by route and status, and (for a service with a database) how many events wait in its
@@ -75,15 +77,27 @@ export function serveMetrics(
     });
   }
 
+  // One child per method, route pattern and status (a finite set), found without hashing the
+  // labels on every request.
+  const series = new Map<string, ReturnType<typeof requests.labels>>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${status} ${method} ${route}`;
+    let child = series.get(key);
+    if (!child) {
+      child = requests.labels({ method, route, status: String(status) });
+      if (series.size < MAX_CACHED_SERIES) series.set(key, child);
+    }
+    return child;
+  };
+
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics' || route.startsWith('/health')) return;
-    requests.observe(
-      { method: request.method, route, status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    if (route !== '/metrics' && !route.startsWith('/health')) {
+      seriesOf(request.method, route, reply.statusCode).observe(reply.elapsedTime / 1000);
+    }
+    done();
   });
   fastify.get('/metrics', async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),

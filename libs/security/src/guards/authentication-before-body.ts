@@ -77,18 +77,42 @@ export class AuthenticationBeforeBody implements OnModuleInit {
     if (adapter?.getType() !== 'fastify') return;
     const routes = protectedRoutes(this.discovery, this.scanner, this.reflector);
     const fastify = adapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', async (request, reply) => {
-      const route = request.routeOptions.url;
-      if (route === undefined) return;
-      const method = request.method === 'HEAD' ? 'GET' : request.method;
-      const key = `${method} ${routePath(route)}`;
-      if (!routes.has(key) && !routes.has(`ALL ${routePath(route)}`)) return;
-      try {
-        attachPrincipal(request, await this.verifier.authenticate(request));
-      } catch (error) {
-        if (hasBody(request)) reply.header('connection', 'close');
-        return replyWithProblem(request, reply, error);
+    // Route patterns and methods are finite: each pair is judged once.
+    const decided = new Map<string, boolean>();
+    const needsToken = (method: string, route: string): boolean => {
+      const key = `${method} ${route}`;
+      let needs = decided.get(key);
+      if (needs === undefined) {
+        const path = routePath(route);
+        needs = routes.has(`${method} ${path}`) || routes.has(`ALL ${path}`);
+        decided.set(key, needs);
       }
+      return needs;
+    };
+    fastify.addHook('onRequest', (request, reply, done) => {
+      const route = request.routeOptions.url;
+      if (route === undefined) return done();
+      if (!needsToken(request.method === 'HEAD' ? 'GET' : request.method, route)) return done();
+      const known = this.verifier.knownPrincipal(request);
+      if (known) {
+        attachPrincipal(request, known);
+        return done();
+      }
+      this.verifier.authenticate(request).then(
+        (principal) => {
+          attachPrincipal(request, principal);
+          done();
+        },
+        (error: unknown) => {
+          // Answered here: the hook chain stops (done is not called).
+          try {
+            if (hasBody(request)) reply.header('connection', 'close');
+            replyWithProblem(request, reply, error);
+          } catch (failure) {
+            done(failure as Error);
+          }
+        },
+      );
     });
   }
 }

@@ -71,6 +71,15 @@ export class BearerTokenVerifier {
     return this.verify(token);
   }
 
+  /**
+   * The caller of the request when its token was verified before and has not expired: the
+   * request path then needs no promise. Undefined means "call `authenticate`".
+   */
+  knownPrincipal(request: IncomingRequest): Principal | undefined {
+    const token = bearerToken(request);
+    return token === null ? undefined : this.verified.get(token);
+  }
+
   /** The principal of a compact access token, or the problem refusing it. */
   async verify(token: string): Promise<Principal> {
     const cached = this.verified.get(token);
