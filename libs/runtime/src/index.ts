@@ -10,4 +10,8 @@ export type {
   StartOptions,
 } from './service-definition';
 export { startService } from './start-service';
-export { connectLocally } from './in-process/local-listeners';
+export {
+  connectLocally,
+  localRequestHandler,
+  registerLocalListener,
+} from './in-process/local-listeners';

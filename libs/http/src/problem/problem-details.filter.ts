@@ -6,6 +6,7 @@ import { throwError, type Observable } from 'rxjs';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
+import { writeProblem } from './reply-with-problem';
 
 /** The one place where any error of an HTTP request becomes `application/problem+json`. */
 @Catch()
@@ -37,15 +38,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
     }
 
-    const body = problemBody(problem, requestId);
     if (raw) {
-      const response = reply as ServerResponse;
-      if (response.headersSent) return;
-      response.statusCode = problem.status;
-      for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
-      response.setHeader(REQUEST_ID_HEADER, requestId);
-      response.setHeader('content-type', PROBLEM_CONTENT_TYPE);
-      response.end(JSON.stringify(body));
+      writeProblem(reply as ServerResponse, problem, requestId);
       return;
     }
     const fastifyReply = reply as FastifyReply;
@@ -55,7 +49,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .headers(problem.headers)
       .header(REQUEST_ID_HEADER, requestId)
       .header('content-type', PROBLEM_CONTENT_TYPE)
-      .send(JSON.stringify(body));
+      .send(JSON.stringify(problemBody(problem, requestId)));
   }
 }
 

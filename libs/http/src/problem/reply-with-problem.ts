@@ -1,7 +1,14 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
+import type { ProblemError } from './problem.error';
+
+/** Where a request's unexpected error goes (a Nest `Logger`). */
+export interface ProblemLogger {
+  error(fields: object, message: string): void;
+}
 
 /**
  * Answers a Fastify hook's request with the problem for `error`, exactly as the global
@@ -13,10 +20,52 @@ export function replyWithProblem(
   error: unknown,
 ): FastifyReply {
   const { problem } = exceptionToProblem(error, request);
+  return sendProblem(reply, problem, request.id);
+}
+
+/**
+ * The global filter's answer for a request served outside Nest (a plain Fastify route): the
+ * problem for `error`, and an unexpected error logged with its stack and request id. Nothing
+ * is sent when an answer already went out.
+ */
+export function answerWithProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  logger: ProblemLogger,
+): void {
+  const { problem, unexpected } = exceptionToProblem(error, request);
+  if (unexpected) {
+    logger.error(
+      { err: error, requestId: request.id, method: request.method, url: request.url },
+      'Request failed with an unexpected error',
+    );
+  }
+  if (reply.sent) {
+    // Hijacked (served on the raw response): answer there unless something already did.
+    if (!reply.raw.headersSent && !reply.raw.destroyed) {
+      writeProblem(reply.raw, problem, request.id);
+    }
+    return;
+  }
+  sendProblem(reply, problem, request.id);
+}
+
+function sendProblem(reply: FastifyReply, problem: ProblemError, requestId: string): FastifyReply {
   return reply
     .status(problem.status)
     .headers(problem.headers)
-    .header(REQUEST_ID_HEADER, request.id)
+    .header(REQUEST_ID_HEADER, requestId)
     .header('content-type', PROBLEM_CONTENT_TYPE)
-    .send(JSON.stringify(problemBody(problem, request.id)));
+    .send(JSON.stringify(problemBody(problem, requestId)));
+}
+
+/** The problem written on Node's own response (no Fastify reply wraps it, or it was handed on). */
+export function writeProblem(response: ServerResponse, problem: ProblemError, requestId: string) {
+  if (response.headersSent) return;
+  response.statusCode = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
+  response.setHeader(REQUEST_ID_HEADER, requestId);
+  response.setHeader('content-type', PROBLEM_CONTENT_TYPE);
+  response.end(JSON.stringify(problemBody(problem, requestId)));
 }

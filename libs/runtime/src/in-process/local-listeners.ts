@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { InProcessSocket } from './in-process-socket';
 
@@ -41,4 +41,18 @@ export function connectLocally(origin: string): Duplex | undefined {
   const [client, server] = InProcessSocket.pair(listener.port, listener.scope);
   listener.scope.runInAsyncScope(() => listener.server.emit('connection', server));
   return client;
+}
+
+/**
+ * The request handler of the server at `origin` in this process, or undefined when none
+ * listens there: it serves a request the caller received itself, on the caller's own
+ * request and response (no second HTTP exchange), in the service's scope (ADR 0036).
+ */
+export function localRequestHandler(
+  origin: string,
+): ((request: IncomingMessage, response: ServerResponse) => void) | undefined {
+  const listener = listeners.get(origin);
+  if (!listener || !listener.server.listening) return undefined;
+  return (request, response) =>
+    listener.scope.runInAsyncScope(() => listener.server.emit('request', request, response));
 }

@@ -9,7 +9,8 @@ import { RootController } from './docs/root.controller';
 import { OpsAccess } from './health/ops-access';
 import { UpstreamHealth } from './health/upstream-health';
 import { UpstreamHealthController } from './health/upstream-health.controller';
-import { GatewayController } from './proxy/gateway.controller';
+import { ForwardingRoute } from './proxy/forwarding-route';
+import { LocalHandOff } from './proxy/local-hand-off';
 import { ProxyService } from './proxy/proxy.service';
 import { RawBodySetup } from './proxy/raw-body.setup';
 import { RequestGate } from './proxy/request-gate';
@@ -17,13 +18,12 @@ import { UpstreamPools } from './proxy/upstream-pools';
 import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
 
 @Module({
-  // The catch-all forwarding controller comes last, so the gateway's own routes are its own.
+  // Every other path is forwarded (ForwardingRoute): the router prefers these exact paths.
   controllers: [
     RootController,
     DocsController,
     UpstreamHealthController,
     DeadLettersAdminController,
-    GatewayController,
   ],
   providers: [
     {
@@ -42,6 +42,8 @@ import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
     GatewayRateLimiter,
     RequestGate,
     ProxyService,
+    LocalHandOff,
+    ForwardingRoute,
     OpenApiAggregator,
     UpstreamHealth,
     OpsAccess,

@@ -17,7 +17,12 @@ function sha256(content: Buffer): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
-describe('gateway in front of real upstreams', () => {
+// Each upstream is reached over HTTP, or (as in standalone, ADR 0036) served in this process
+// on the gateway's own request and response: every behaviour below must hold both ways.
+describe.each([
+  ['over HTTP', false],
+  ['in process', true],
+])('gateway in front of real upstreams, %s', (_mode, inProcess) => {
   let upstreams: Record<
     'auth' | 'config' | 'plugins' | 'orders' | 'payments' | 'notifications',
     TestUpstream
@@ -26,14 +31,20 @@ describe('gateway in front of real upstreams', () => {
 
   beforeAll(async () => {
     upstreams = {
-      auth: await startTestUpstream('auth', ['/auth/{tenant}/connect/token', '/admin/tenants']),
-      config: await startTestUpstream('config-store', ['/entities/{entity}/configs']),
-      plugins: await startTestUpstream('plugin-registry', ['/frontend/plugins']),
-      orders: await startTestUpstream('orders', ['/orders/{id}', '/stores/{id}']),
-      payments: await startTestUpstream('payments', ['/payments/merchants/{id}']),
-      notifications: await startTestUpstream('notifications', [
-        '/notifications/merchants/{id}/events',
-      ]),
+      auth: await startTestUpstream('auth', ['/auth/{tenant}/connect/token', '/admin/tenants'], {
+        inProcess,
+      }),
+      config: await startTestUpstream('config-store', ['/entities/{entity}/configs'], {
+        inProcess,
+      }),
+      plugins: await startTestUpstream('plugin-registry', ['/frontend/plugins'], { inProcess }),
+      orders: await startTestUpstream('orders', ['/orders/{id}', '/stores/{id}'], { inProcess }),
+      payments: await startTestUpstream('payments', ['/payments/merchants/{id}'], { inProcess }),
+      notifications: await startTestUpstream(
+        'notifications',
+        ['/notifications/merchants/{id}/events'],
+        { inProcess },
+      ),
     };
     gateway = await startService(gatewayService, {
       port: 0,
@@ -51,6 +62,7 @@ describe('gateway in front of real upstreams', () => {
         GATEWAY_UPSTREAM_TIMEOUT_MS: '300',
         // The test upstreams answer fake tokens; the services behind a real gateway verify real ones.
         GATEWAY_VERIFY_TOKENS: 'false',
+        GATEWAY_IN_PROCESS_UPSTREAMS: String(inProcess),
       },
     });
   });
@@ -292,6 +304,31 @@ describe('gateway in front of real upstreams', () => {
       expect(seen.bodySha256).toBe(sha256(content));
       expect(seen.headers['content-length']).toBe('10000');
     });
+  });
+
+  describe('the way to the upstream', () => {
+    it(
+      inProcess
+        ? 'hands a request with a known length to the upstream without a connection'
+        : 'reaches the upstream over its own connections',
+      async () => {
+        const before = upstreams.orders.connections();
+        const content = randomBytes(1000);
+        const answers = await Promise.all([
+          send(gateway.url, '/orders/o1', { headers: V0 }),
+          send(gateway.url, '/orders/o1/items', {
+            method: 'POST',
+            headers: { ...V0, ...JSON_TYPE },
+            body: content,
+          }),
+        ]);
+        expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+        expect(answers[1].json()).toMatchObject({ bodySha256: sha256(content) });
+        // Over HTTP the pool may reuse connections opened earlier: some were opened at all.
+        if (inProcess) expect(upstreams.orders.connections() - before).toBe(0);
+        else expect(upstreams.orders.connections()).toBeGreaterThan(0);
+      },
+    );
   });
 
   describe('headers', () => {

@@ -102,9 +102,10 @@ export class GatewayConfig {
   GATEWAY_UPSTREAM_CONNECTIONS = 0;
 
   /**
-   * `true` (default): an upstream served by this same process (standalone mode) is reached
-   * through an in-process connection instead of loopback TCP: the same HTTP, without the
-   * network (ADR 0035). `false`: always over the network.
+   * `true` (default): an upstream served by this same process (standalone mode) serves the
+   * request on the gateway's own request and response (ADR 0036), or, for a chunked body,
+   * over an in-process connection instead of loopback TCP (ADR 0035). `false`: always over
+   * the network.
    */
   @IsIn(['true', 'false'])
   GATEWAY_IN_PROCESS_UPSTREAMS: 'true' | 'false' = 'true';

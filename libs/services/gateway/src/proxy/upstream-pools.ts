@@ -8,6 +8,8 @@ import { UPSTREAMS, type UpstreamName } from '../routing/upstream';
 export interface Upstream {
   name: UpstreamName;
   origin: string;
+  /** `host:port` of the origin, as a request to it names it. */
+  host: string;
   pool: Pool;
 }
 
@@ -23,12 +25,13 @@ export class UpstreamPools implements OnApplicationShutdown {
     >) {
       const url = config[variable];
       if (typeof url !== 'string') continue;
-      const origin = new URL(url).origin;
+      const { origin, host } = new URL(url);
       const connectTimeout = Math.min(config.GATEWAY_UPSTREAM_TIMEOUT_MS, 10_000);
       const overNetwork = buildConnector({ timeout: connectTimeout });
       this.upstreams.set(name, {
         name,
         origin,
+        host,
         pool: new Pool(origin, {
           connections: config.GATEWAY_UPSTREAM_CONNECTIONS || null,
           // Each stall of an upstream (connecting, its headers, a gap in its body) ends in

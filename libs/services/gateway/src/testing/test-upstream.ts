@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { registerLocalListener } from '@comanda/runtime';
 
 /** What a test upstream saw of one request. */
 export interface SeenRequest {
@@ -15,6 +16,8 @@ export interface TestUpstream {
   name: string;
   url: string;
   seen: SeenRequest[];
+  /** Connections its HTTP server accepted (none for requests handed over in process). */
+  connections(): number;
   /** Requests to `/hang` that were never answered; released on close. */
   close(): Promise<void>;
 }
@@ -25,7 +28,12 @@ export interface TestUpstream {
  * hop-by-hop response headers the gateway must drop, serves `/health/ready` and an OpenAPI
  * document of its own, and leaves `/…/hang` unanswered to provoke gateway timeouts.
  */
-export async function startTestUpstream(name: string, ownedPaths: string[]): Promise<TestUpstream> {
+export async function startTestUpstream(
+  name: string,
+  ownedPaths: string[],
+  /** `inProcess`: also reachable in this process, as a standalone service is (ADR 0035/0036). */
+  options: { inProcess?: boolean } = {},
+): Promise<TestUpstream> {
   const seen: SeenRequest[] = [];
   const hanging: FastifyReply[] = [];
   const app: FastifyInstance = fastify({ bodyLimit: 16 * 1024 * 1024 });
@@ -74,11 +82,17 @@ export async function startTestUpstream(name: string, ownedPaths: string[]): Pro
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  let connections = 0;
+  app.server.on('connection', () => (connections += 1));
+  const unregister = options.inProcess ? registerLocalListener(url, app.server, port) : undefined;
   return {
     name,
-    url: `http://127.0.0.1:${port}`,
+    url,
     seen,
+    connections: () => connections,
     close: async () => {
+      unregister?.();
       for (const reply of hanging) reply.raw.destroy();
       await app.close();
     },

@@ -1,0 +1,57 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answerWithProblem } from '@comanda/http';
+import { LocalHandOff } from './local-hand-off';
+import { ProxyService } from './proxy.service';
+import { RequestGate } from './request-gate';
+
+/**
+ * Every path the gateway does not serve itself, as one plain Fastify route: the request gate,
+ * then the upstream (a service of this process on the gateway's own request and response,
+ * ADR 0036, or over HTTP). No token is checked here beyond the gate's: the service behind
+ * verifies every request. Outside Nest's pipeline on purpose (no guard, pipe or interceptor
+ * has anything to do on a path the gateway does not own); errors become problems as the
+ * global filter makes them, unexpected ones logged with their stack.
+ */
+@Injectable()
+export class ForwardingRoute implements OnModuleInit {
+  private readonly logger = new Logger('gateway.http');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly gate: RequestGate,
+    private readonly handOff: LocalHandOff,
+    private readonly proxy: ProxyService,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.all('/*', (request, reply) => this.forward(request, reply));
+  }
+
+  private async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    let admitted;
+    try {
+      admitted = await this.gate.admit(request, reply);
+    } catch (error) {
+      // Refused from its headers: the body was never read, and is not worth reading now.
+      if (hasBody(request)) reply.header('connection', 'close');
+      answerWithProblem(request, reply, error, this.logger);
+      return;
+    }
+    try {
+      if (this.handOff.serve(request, reply, admitted)) return;
+      await this.proxy.forward(request, reply, admitted);
+    } catch (error) {
+      // The caller went away: nobody to answer (its line says "request aborted").
+      if (request.raw.destroyed && !reply.raw.writableFinished) return;
+      answerWithProblem(request, reply, error, this.logger);
+    }
+  }
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length.trim() !== '0') || 'transfer-encoding' in request.headers;
+}
