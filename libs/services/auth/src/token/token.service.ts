@@ -1,3 +1,4 @@
+import { sqlRows } from '@comanda/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID, sign as signWith } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -76,13 +77,13 @@ export class TokenService {
     if (!TENANT_ID_PATTERN.test(tenantId)) throw new TenantNotFoundError(tenantId);
     const subjects: AttemptSubjects = { clientId: request.clientId, sourceIp };
     const stored = this.attempts.subjectsOf(subjects);
-    const [row] = (await this.dataSource.query(this.grantSql, [
+    const [row] = await sqlRows<GrantRow>(this.dataSource, this.grantSql, [
       tenantId,
       request.clientId,
       stored.client,
       stored.ip,
       stored.window,
-    ])) as GrantRow[];
+    ]);
     if (!row.tenant_exists) throw new TenantNotFoundError(tenantId);
     await this.attempts.assertBelowLimits(subjects, {
       client: row.client_failures,
