@@ -331,6 +331,31 @@ describe.each([
     );
   });
 
+  describe('answers as the upstream gives them', () => {
+    it('answers HEAD with the headers of GET and no body', async () => {
+      const response = await send(gateway.url, '/orders/o1', { method: 'HEAD', headers: V0 });
+      expect(response.status).toBe(200);
+      expect(response.headers['x-upstream']).toBe('orders');
+      expect(response.body.length).toBe(0);
+    });
+
+    it("passes an upstream's error status and body through, with the gateway's request id", async () => {
+      const response = await send(gateway.url, '/stores/s1', {
+        headers: { ...V0, 'x-test-status': '409', 'x-request-id': 'conflict-1' },
+      });
+      expect(response.status).toBe(409);
+      expect(response.headers['x-request-id']).toBe('conflict-1');
+      expect(response.json()).toMatchObject({ upstream: 'orders', url: '/stores/s1' });
+    });
+
+    it('keeps serving after a caller goes away before its answer', async () => {
+      await expect(
+        send(gateway.url, '/payments/merchants/m1/hang', { headers: V0, timeoutMs: 50 }),
+      ).rejects.toThrow();
+      expect((await send(gateway.url, '/payments/merchants/m1', { headers: V0 })).status).toBe(200);
+    });
+  });
+
   describe('headers', () => {
     it('does not forward hop-by-hop request headers, and drops hop-by-hop response headers', async () => {
       const response = await send(gateway.url, '/orders/o1', {

@@ -23,6 +23,8 @@ export function send(
     method?: string;
     headers?: OutgoingHttpHeaders;
     body?: Buffer | string | Readable;
+    /** Gives up (the socket is destroyed, the promise rejects) after this long. */
+    timeoutMs?: number;
   } = {},
 ): Promise<RawResponse> {
   // The path goes out as given: WHATWG URL parsing would resolve `%2e%2e` segments.
@@ -53,6 +55,9 @@ export function send(
       },
     );
     request.on('error', reject);
+    if (options.timeoutMs !== undefined) {
+      request.setTimeout(options.timeoutMs, () => request.destroy(new Error('gave up waiting')));
+    }
     const { body } = options;
     if (body instanceof Readable) body.pipe(request);
     else request.end(body);
