@@ -454,17 +454,28 @@ async function readOrCreateSecret(path: string): Promise<string> {
   return secret;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+const FIRST_FREE_PORT = 10_000;
+const FREE_PORTS = 22_000;
+
+/**
+ * A port to listen on seconds later (the embedded PostgreSQL's, or the gateway's when asked
+ * for port 0, which the public URL needs before anything listens). Drawn below Linux's
+ * ephemeral range (32768 and up) and checked by binding: no `listen(0)` and no outgoing
+ * connection of another program can take it in between, as one once took a port chosen
+ * with `listen(0)` from the test suites running beside ours.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = FIRST_FREE_PORT + Math.floor(Math.random() * FREE_PORTS);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port found on 127.0.0.1 below 32768');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolveListen) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address
-          ? resolvePort(address.port)
-          : reject(new Error('no port')),
-      );
-    });
+    probe.once('error', () => resolveListen(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolveListen(true)));
   });
 }

@@ -41,9 +41,9 @@ export function serviceUrlVariable(name: string): string {
 
 /**
  * Every service of the platform in one process: the runtime of standalone mode and of the
- * end-to-end tests. Each service still listens on its own (loopback) port and the gateway
- * forwards to it over HTTP, exactly as in distributed mode; the bytes go through an
- * in-process connection instead of loopback TCP (ADR 0035).
+ * end-to-end tests. Each service still listens on its own (loopback) port, as in distributed
+ * mode; the gateway hands a request to the service of this process on its own request and
+ * response (ADR 0036), or, for a chunked body, over an in-process connection (ADR 0035).
  */
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
   const logger = new Logger('platform');
