@@ -63,3 +63,8 @@ function listValues(value: HeaderValue): string[] {
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return values.flatMap((entry) => entry.split(',').map((part) => part.trim())).filter(Boolean);
 }
+
+/** The first value of a header that may have come more than once. */
+export function headerValue(value: HeaderValue): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerWithProblem } from '@comanda/http';
 import { LocalHandOff } from './local-hand-off';
 import { ProxyService } from './proxy.service';
-import { RequestGate } from './request-gate';
+import { RequestGate, requestHasBody } from './request-gate';
 
 /**
  * Every path the gateway does not serve itself, as one plain Fastify route: the request gate,
@@ -36,7 +36,7 @@ export class ForwardingRoute implements OnModuleInit {
       admitted = await this.gate.admit(request, reply);
     } catch (error) {
       // Refused from its headers: the body was never read, and is not worth reading now.
-      if (hasBody(request)) reply.header('connection', 'close');
+      if (requestHasBody(request)) reply.header('connection', 'close');
       answerWithProblem(request, reply, error, this.logger);
       return;
     }
@@ -49,9 +49,4 @@ export class ForwardingRoute implements OnModuleInit {
       answerWithProblem(request, reply, error, this.logger);
     }
   }
-}
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return (length !== undefined && length.trim() !== '0') || 'transfer-encoding' in request.headers;
 }

@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { childTraceparent } from '@comanda/context';
-import { writeProblem } from '@comanda/http';
+import { answerWithProblem } from '@comanda/http';
 import { localRequestHandler } from '@comanda/runtime';
 import { GatewayConfig } from '../config/gateway.config';
 import { UpstreamTimeoutError } from '../gateway.errors';
-import { endToEndHeaders, upstreamRequestHeaders } from './forwarded-headers';
+import { endToEndHeaders, headerValue, upstreamRequestHeaders } from './forwarded-headers';
 import type { AdmittedRequest } from './request-gate';
 
 /**
@@ -43,7 +43,7 @@ export class LocalHandOff {
     const response = reply.raw;
     const headers: IncomingHttpHeaders = upstreamRequestHeaders(request.headers, {
       requestId: request.id,
-      traceparent: childTraceparent(firstValue(request.headers.traceparent)),
+      traceparent: childTraceparent(headerValue(request.headers.traceparent)),
       clientIp: admitted.clientAddress,
       protocol: request.protocol,
     });
@@ -53,7 +53,7 @@ export class LocalHandOff {
       if (value !== undefined) response.setHeader(name, value);
     }
     keepEndToEndHeadersOnly(response);
-    this.answerTimeoutAfter(request, response, upstream.name);
+    this.answerTimeoutAfter(request, reply, upstream.name);
     reply.hijack();
     raw.headers = headers;
     handler(raw, response);
@@ -61,18 +61,15 @@ export class LocalHandOff {
   }
 
   /** As the pool's headers timeout: no answer begun in time is a 504 problem. */
-  private answerTimeoutAfter(request: FastifyRequest, response: ServerResponse, upstream: string) {
+  private answerTimeoutAfter(request: FastifyRequest, reply: FastifyReply, upstream: string) {
     const timer = setTimeout(() => {
-      if (response.headersSent || response.destroyed) return;
+      // An answer under way is the service's to finish.
+      if (reply.raw.headersSent) return;
       const error = new UpstreamTimeoutError(upstream, undefined);
-      this.logger.error(
-        { err: error, requestId: request.id, method: request.method, url: request.url },
-        'Request failed with an unexpected error',
-      );
-      writeProblem(response, error, request.id);
+      answerWithProblem(request, reply, error, this.logger);
     }, this.timeoutMs);
     timer.unref();
-    response.once('close', () => clearTimeout(timer));
+    reply.raw.once('close', () => clearTimeout(timer));
   }
 }
 
@@ -106,8 +103,4 @@ function keepEndToEndHeadersOnly(response: ServerResponse): void {
 
 function headerText(value: number | string | string[] | undefined): string | string[] | undefined {
   return typeof value === 'number' ? String(value) : value;
-}
-
-function firstValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -5,7 +5,7 @@ import { childTraceparent } from '@comanda/context';
 import { guardedStream, REQUEST_ID_HEADER } from '@comanda/http';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../gateway.errors';
 import { BodyLimitStream } from './body-limit.stream';
-import { endToEndHeaders, upstreamRequestHeaders } from './forwarded-headers';
+import { endToEndHeaders, headerValue, upstreamRequestHeaders } from './forwarded-headers';
 import type { AdmittedRequest } from './request-gate';
 
 const NO_BODY_STATUSES = new Set([204, 205, 304]);
@@ -89,10 +89,6 @@ function streamBody(
   source.on('error', (error) => limiter.destroy(error));
   source.pipe(limiter);
   return limiter;
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function limiterError(limiter: BodyLimitStream, fallback: unknown): unknown {

@@ -143,7 +143,8 @@ function checkApiVersion(value: string | string[] | undefined): void {
   if (version !== SUPPORTED_API_VERSION) throw new ApiVersionUnsupportedError(version);
 }
 
-function requestHasBody(request: FastifyRequest): boolean {
+/** A body follows the headers: a non-zero Content-Length, or a chunked one. */
+export function requestHasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   if (length !== undefined) return length.trim() !== '0';
   return request.headers['transfer-encoding'] !== undefined;
