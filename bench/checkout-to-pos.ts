@@ -431,6 +431,10 @@ async function main(): Promise<void> {
     amqp = await connect(broker.url);
     const channel = await amqp.createChannel();
     await channel.assertExchange(broker.exchange, 'topic', { durable: true });
+    // The chain publishes the same event type, so on the platform's exchange the platform's
+    // own consumers (orders' `webhooks`) would take it too: it gets an exchange of its own.
+    const chainExchange = `${broker.exchange}.chain`;
+    await channel.assertExchange(chainExchange, 'topic', { durable: true });
 
     const started = await startChild(
       'platform-server.ts',
@@ -470,7 +474,7 @@ async function main(): Promise<void> {
         {
           DATABASE_URL: chainDatabase.url,
           AMQP_URL: broker.url,
-          AMQP_EXCHANGE: broker.exchange,
+          AMQP_EXCHANGE: chainExchange,
         },
         LOG_PREFIX,
       )
@@ -482,7 +486,7 @@ async function main(): Promise<void> {
     await channel.assertQueue(durable, { durable: true });
     await channel.bindQueue(
       durable,
-      broker.exchange,
+      chainExchange,
       `${EventTypes.OrderReadyToBePlacedInPos}.${CHAIN_TENANT}`,
     );
     await channel.prefetch(20);
@@ -490,7 +494,7 @@ async function main(): Promise<void> {
     const chainSideOf = await chainSide(
       chain.pid,
       chainDatabase,
-      broker.exchange,
+      chainExchange,
       channel,
       `${EventTypes.OrderReadyToBePlacedInPos}.${CHAIN_TENANT}`,
     );
@@ -531,6 +535,7 @@ async function main(): Promise<void> {
     if (amqp) {
       const cleanup = await amqp.createChannel();
       await cleanup.deleteExchange(broker.exchange);
+      await cleanup.deleteExchange(`${broker.exchange}.chain`);
       await cleanup.close();
       await amqp.close();
     }
