@@ -1,8 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@comanda/persistence';
+import { entityColumns, sqlRows, type Tx } from '@comanda/persistence';
 import { BasketNotFoundError } from '../domain/order.errors';
 import { BasketEntity } from './basket.entity';
+import { OrderChargesEntity } from './order-charges.entity';
 import { isUuid } from './order.repository';
+import { StoreEntity } from './store.entity';
+
+/** A basket with what pricing and checking it out needs, read together. */
+export interface BasketInContext {
+  basket: BasketEntity;
+  /** Its store; null when the tenant removed it. */
+  store: StoreEntity | null;
+  /** The tenant's current `order-charges` values; undefined when it has none. */
+  chargeValues: Record<string, unknown> | undefined;
+  /** The database's clock when the basket was read (see `databaseNow`). */
+  now: Date;
+}
 
 @Injectable()
 export class BasketRepository {
@@ -15,6 +28,41 @@ export class BasketRepository {
       : null;
     if (!basket) throw new BasketNotFoundError(basketId);
     return basket;
+  }
+
+  /**
+   * The basket (locked for the rest of `tx` when `forUpdate`, as `get`), its store, the
+   * tenant's charges and the database's clock in one statement: a checkout's reads in one
+   * round trip instead of four.
+   */
+  async getInContext(
+    tx: Tx,
+    tenantId: string,
+    basketId: string,
+    forUpdate = false,
+  ): Promise<BasketInContext> {
+    if (!isUuid(basketId)) throw new BasketNotFoundError(basketId);
+    const b = entityColumns(tx, BasketEntity, 'b');
+    const s = entityColumns(tx, StoreEntity, 's');
+    const c = entityColumns(tx, OrderChargesEntity, 'c');
+    const [row] = await sqlRows<Record<string, unknown> & { now: Date }>(
+      tx,
+      `SELECT ${b.select}, ${s.select}, ${c.select}, clock_timestamp() AS now
+       FROM ${b.table} b
+       LEFT JOIN ${s.table} s ON s.tenant_id = b.tenant_id AND s.store_id = b.store_id
+       LEFT JOIN ${c.table} c ON c.tenant_id = b.tenant_id
+       WHERE b.tenant_id = $1 AND b.id = $2${forUpdate ? ' FOR UPDATE OF b' : ''}`,
+      [tenantId, basketId],
+    );
+    const basket = row && b.hydrate(row);
+    if (!basket) throw new BasketNotFoundError(basketId);
+    const charges = c.hydrate(row);
+    return {
+      basket,
+      store: s.hydrate(row),
+      chargeValues: charges && !charges.deleted ? charges.values : undefined,
+      now: row.now,
+    };
   }
 
   async save(tx: Tx, basket: BasketEntity): Promise<void> {

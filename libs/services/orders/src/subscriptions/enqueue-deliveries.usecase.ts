@@ -28,6 +28,7 @@ export class EnqueueDeliveries {
       .where('s.tenant_id = :tenantId', { tenantId: event.tenantid })
       .andWhere(':type = ANY(s.types)', { type: event.type })
       .getMany();
+    if (subscriptions.length === 0) return 0;
     const body = JSON.stringify(event);
     const now = await databaseNow(tx);
     const retryUntil = new Date(now.getTime() + this.config.WEBHOOK_RETRY_WINDOW_MS);

@@ -1,27 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
+import { StoreNotFoundError } from '../../domain/order.errors';
 import { BasketRepository } from '../../persistence/basket.repository';
-import { OrderChargesRepository } from '../../persistence/order-charges.repository';
-import { StoreRepository } from '../../persistence/store.repository';
 import { priceBasket, type PricedBasket } from './basket-view';
 
 @Injectable()
 export class ReadBasket {
-  constructor(
-    private readonly baskets: BasketRepository,
-    private readonly stores: StoreRepository,
-    private readonly charges: OrderChargesRepository,
-  ) {}
+  constructor(private readonly baskets: BasketRepository) {}
 
   async execute(tx: Tx, tenantId: string, basketId: string): Promise<PricedBasket> {
-    const basket = await this.baskets.get(tx, tenantId, basketId);
-    return this.price(tx, tenantId, basket.id);
+    return this.price(tx, tenantId, basketId);
   }
 
   /** Shared by the writes, which answer the basket as it now reads. */
   async price(tx: Tx, tenantId: string, basketId: string): Promise<PricedBasket> {
-    const basket = await this.baskets.get(tx, tenantId, basketId);
-    const store = await this.stores.get(tx, tenantId, basket.storeId);
-    return priceBasket(basket, store.currency, await this.charges.valuesOf(tx, tenantId));
+    const { basket, store, chargeValues } = await this.baskets.getInContext(tx, tenantId, basketId);
+    if (!store) throw new StoreNotFoundError(basket.storeId);
+    return priceBasket(basket, store.currency, chargeValues);
   }
 }

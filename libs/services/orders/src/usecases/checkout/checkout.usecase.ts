@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { databaseNow, type Tx } from '@comanda/persistence';
+import type { Tx } from '@comanda/persistence';
 import { record, totalsOf } from '../../domain/order';
 import {
   BasketCheckedOutError,
   BasketEmptyError,
   IdempotencyKeyReusedError,
   PaymentMerchantMismatchError,
+  StoreNotFoundError,
 } from '../../domain/order.errors';
 import { BasketRepository } from '../../persistence/basket.repository';
 import {
@@ -15,8 +16,6 @@ import {
 } from '../../persistence/checkout-keys.repository';
 import { OrderEntity } from '../../persistence/order.entity';
 import { OrderRepository } from '../../persistence/order.repository';
-import { OrderChargesRepository } from '../../persistence/order-charges.repository';
-import { StoreRepository } from '../../persistence/store.repository';
 import { priceBasket } from '../baskets/basket-view';
 import { CloseOrder } from '../close-order/close-order';
 import { OrderAnnouncer } from '../order-announcer';
@@ -36,8 +35,6 @@ export interface CheckoutCommand {
 export class Checkout {
   constructor(
     private readonly baskets: BasketRepository,
-    private readonly stores: StoreRepository,
-    private readonly charges: OrderChargesRepository,
     private readonly orders: OrderRepository,
     private readonly keys: CheckoutKeysRepository,
     private readonly announcer: OrderAnnouncer,
@@ -46,7 +43,12 @@ export class Checkout {
 
   async execute(tx: Tx, command: CheckoutCommand): Promise<CheckoutAnswer> {
     const { tenantId, idempotencyKey } = command;
-    const basket = await this.baskets.get(tx, tenantId, command.basketId, true);
+    const { basket, store, chargeValues, now } = await this.baskets.getInContext(
+      tx,
+      tenantId,
+      command.basketId,
+      true,
+    );
     if (idempotencyKey !== undefined) {
       const claim = await this.keys.claim(tx, tenantId, idempotencyKey, basket.id);
       if (!claim.claimed) {
@@ -56,12 +58,11 @@ export class Checkout {
     }
     if (basket.orderId) throw new BasketCheckedOutError(basket.id, basket.orderId);
     if (basket.lines.length === 0) throw new BasketEmptyError();
-    const store = await this.stores.get(tx, tenantId, basket.storeId);
+    if (!store) throw new StoreNotFoundError(basket.storeId);
     if (basket.paymentRequest && basket.paymentRequest.merchantId !== store.paymentMerchantId) {
       throw new PaymentMerchantMismatchError(store.storeId);
     }
-    const priced = priceBasket(basket, store.currency, await this.charges.valuesOf(tx, tenantId));
-    const now = await databaseNow(tx);
+    const priced = priceBasket(basket, store.currency, chargeValues);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       tenantId,

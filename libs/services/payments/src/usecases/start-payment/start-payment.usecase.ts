@@ -29,9 +29,9 @@ export class StartPayment {
     checkout: BasketCheckedOut,
     at?: Date,
   ): Promise<Payment | undefined> {
+    if (!checkout.payment) return undefined;
     // Deadlines are fired by the database's clock: decide by it too (tests may pass a time).
     const now = at ?? (await databaseNow(tx));
-    if (!checkout.payment) return undefined;
     // A checkout event redelivered under another id must not start a second payment.
     if (await this.payments.existsForOrder(tx, tenantId, checkout.orderId)) return undefined;
     const { merchantId, paymentMethod } = checkout.payment;
