@@ -87,6 +87,14 @@ export interface MessageBus {
    * takes is refused (RabbitMQ `mandatory`), never confirmed and dropped.
    */
   declare?(queues: readonly QueueDeclaration[]): Promise<void>;
+  /**
+   * True when the transport sets `redelivered` on every delivery of a message after its
+   * first, also after the consumer's process died holding it (RabbitMQ). A first delivery
+   * of a first attempt then needs no delivery count before its handler runs: if the
+   * handler ends the process, the redelivery says so. The in-process bus cannot (after a
+   * crash the outbox publishes the event afresh), so every delivery is counted there.
+   */
+  readonly flagsRedeliveries?: boolean;
   /** True while connected and able to publish. */
   isReady(): boolean;
   close(): Promise<void>;

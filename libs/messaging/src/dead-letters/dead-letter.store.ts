@@ -37,7 +37,9 @@ export const DEAD_LETTER_PAGE_MAX = 500;
 /**
  * The service's delivery counts and dead letters, in its own schema (both bus modes). A
  * delivery is counted in its own committed statement before the handler runs, so a message
- * whose handling kills the process is still counted and is parked after N deliveries.
+ * whose handling kills the process is still counted and is parked after N deliveries. On a
+ * transport that flags redeliveries, a message's first delivery is counted only if it
+ * fails, and its redelivery counts it (see `MessageBus.flagsRedeliveries`).
  */
 @Injectable()
 export class DeadLetterStore {
@@ -54,20 +56,35 @@ export class DeadLetterStore {
     this.timers = qualifiedTable(options.schema, 'timers');
   }
 
-  /** Counts one more delivery of the event to the consumer; returns the count and last error. */
+  /**
+   * Counts one more delivery of the event to the consumer; returns the count and last error.
+   * A `redelivered` message met for the first time counts its earlier delivery too (one that
+   * was not counted: see `MessageBus.flagsRedeliveries`).
+   */
   async countDelivery(
     consumer: string,
     eventId: string,
+    redelivered = false,
   ): Promise<{ deliveries: number; lastError: string | null }> {
     const [row]: Array<{ deliveries: number; last_error: string | null }> =
       await this.dataSource.query(
-        `INSERT INTO ${this.deliveries} (consumer, event_id) VALUES ($1, $2)
+        `INSERT INTO ${this.deliveries} (consumer, event_id, deliveries) VALUES ($1, $2, $3)
          ON CONFLICT (consumer, event_id)
          DO UPDATE SET deliveries = ${this.deliveries}.deliveries + 1, updated_at = now()
          RETURNING deliveries, last_error`,
-        [consumer, eventId],
+        [consumer, eventId, redelivered ? 2 : 1],
       );
     return { deliveries: row.deliveries, lastError: row.last_error };
+  }
+
+  /** A delivery that was not counted when it started failed: counts it, with its error. */
+  async countFailedDelivery(consumer: string, eventId: string, error: string): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO ${this.deliveries} (consumer, event_id, last_error) VALUES ($1, $2, $3)
+       ON CONFLICT (consumer, event_id) DO UPDATE SET
+         deliveries = ${this.deliveries}.deliveries + 1, last_error = $3, updated_at = now()`,
+      [consumer, eventId, error],
+    );
   }
 
   /**

@@ -69,7 +69,9 @@ export interface DeadLetterSink {
   countDelivery(
     consumer: string,
     eventId: string,
+    redelivered?: boolean,
   ): Promise<{ deliveries: number; lastError: string | null }>;
+  countFailedDelivery(consumer: string, eventId: string, error: string): Promise<void>;
   recordError(
     consumer: string,
     eventId: string,
@@ -280,6 +282,9 @@ export class BusServer
   }
 
   private async dispatch(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<void> {
+    if (!message.redelivered && message.attempt === 1 && this.bus.flagsRedeliveries) {
+      return this.uncounted(consumer, message);
+    }
     if (!message.redelivered || !this.options.deadLetters) return this.count(consumer, message);
     // A redelivered message may be the one whose handling ends the process: redeliveries
     // run one at a time, each counted only when its turn comes, so a crash costs only the
@@ -307,6 +312,27 @@ export class BusServer
   }
 
   /**
+   * The first delivery of a first attempt, on a transport that flags redeliveries: no count
+   * before the handler and nothing to forget after it (two statements less per event). If
+   * the handler ends the process, the broker redelivers the message flagged and `count`
+   * counts both deliveries then; if it fails, the failed delivery is counted now, so a retry
+   * finds the same count and last error as when every delivery is counted up front.
+   */
+  private async uncounted(consumer: ConsumerHandlers, message: DeliveredMessage): Promise<void> {
+    const store = this.options.deadLetters;
+    try {
+      await this.handle(consumer, message);
+    } catch (error) {
+      if (store && classifyFailure(error) === 'handler') {
+        await store
+          .countFailedDelivery(consumer.queue, message.event.id, describeError(error))
+          .catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  /**
    * Counts a delivery before its handler runs, in a statement of its own (a handler that ends
    * the process has used a delivery all the same); once a message was delivered more than
    * `maxDeliveries` times it is parked instead (in `within` when given) and true returned.
@@ -319,7 +345,11 @@ export class BusServer
     const store = this.options.deadLetters;
     if (!store) return false;
     const { event } = message;
-    const { deliveries, lastError } = await store.countDelivery(consumer.queue, event.id);
+    const { deliveries, lastError } = await store.countDelivery(
+      consumer.queue,
+      event.id,
+      message.redelivered,
+    );
     const max = this.options.maxDeliveries ?? 10;
     if (deliveries <= max) return false;
     const reason =

@@ -45,6 +45,8 @@ export const DEFAULT_EXCHANGE = 'comanda.events';
  * channel per subscription whose topology and consumer are set up again on every reconnect.
  */
 export class RabbitMqBus implements MessageBus {
+  /** The broker flags a redelivery, also of a message whose consumer's process died. */
+  readonly flagsRedeliveries = true;
   private readonly connection: AmqpConnectionManager;
   private readonly publisher: ChannelWrapper;
   private readonly subscriptions = new Set<RabbitMqSubscription>();

@@ -94,6 +94,9 @@ class KillingBus implements MessageBus {
         }),
     });
   }
+  get flagsRedeliveries(): boolean | undefined {
+    return this.inner.flagsRedeliveries;
+  }
   declare(queues: readonly QueueDeclaration[]): Promise<void> {
     return this.inner.declare?.(queues) ?? Promise.resolve();
   }

@@ -161,6 +161,9 @@ export class ObservedBus implements MessageBus {
     await this.afterPublish(event);
   }
 
+  get flagsRedeliveries(): boolean | undefined {
+    return this.inner.flagsRedeliveries;
+  }
   subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
     return this.inner.subscribe(subscription);
   }
