@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn, type DataSource } from 'typeorm';
 import { createDataSource } from './data-source';
 import { entityColumns } from './entity-columns';
 import { sqlRows } from './sql-rows';
@@ -31,6 +31,12 @@ class BookEntity {
   signed!: boolean;
 }
 
+@Entity({ name: 'loans' })
+class LoanEntity {
+  @PrimaryGeneratedColumn()
+  id!: number;
+}
+
 describe('entityColumns', () => {
   let db: TestDatabase;
   let source: DataSource;
@@ -44,14 +50,14 @@ describe('entityColumns', () => {
     source = await createDataSource({
       url: db.url,
       schema: 'library',
-      entities: [ShelfEntity, BookEntity],
+      entities: [ShelfEntity, BookEntity, LoanEntity],
       migrations: [],
     }).initialize();
     await source.query(`CREATE SCHEMA library`);
     await source.query(`CREATE TABLE library.shelves (id varchar PRIMARY KEY, max_books integer)`);
     await source.query(
       `CREATE TABLE library.books (id varchar PRIMARY KEY, shelf_id varchar, tags json,
-         lent_at timestamptz, signed boolean)`,
+         lent_at timestamptz, signed boolean DEFAULT true)`,
     );
     await source.query(`INSERT INTO library.shelves VALUES ('top', 12)`);
     await source.query(
@@ -96,5 +102,38 @@ describe('entityColumns', () => {
   it('names the schema of the data source and refuses an alias that is not a plain name', () => {
     expect(entityColumns(source, BookEntity, 'b').table).toBe('"library"."books"');
     expect(() => entityColumns(source, BookEntity, 'b; DROP')).toThrow(/plain alias/);
+  });
+
+  it('inserts an entity as TypeORM persists it, DEFAULT where a property is undefined', async () => {
+    const books = entityColumns(source, BookEntity, 'b');
+    const lent = Object.assign(new BookEntity(), {
+      id: 'odyssey',
+      shelfId: 'top',
+      tags: ['epic', 'greek'],
+      lentAt: new Date('2026-03-04T05:06:07Z'),
+      signed: false,
+    });
+    const unsigned = Object.assign(new BookEntity(), {
+      id: 'iliad',
+      shelfId: 'top',
+      tags: [],
+      lentAt: null,
+    });
+    for (const book of [lent, unsigned]) {
+      const { text, values } = books.insert(book);
+      await sqlRows(source, text, values);
+    }
+
+    expect(await source.manager.findOneBy(BookEntity, { id: 'odyssey' })).toEqual(lent);
+    expect(await source.manager.findOneBy(BookEntity, { id: 'iliad' })).toEqual({
+      ...unsigned,
+      signed: true,
+    });
+  });
+
+  it('refuses an entity whose columns TypeORM fills in itself', () => {
+    expect(() => entityColumns(source, LoanEntity, 'l')).toThrow(
+      /LoanEntity.id is not a plain column/,
+    );
   });
 });

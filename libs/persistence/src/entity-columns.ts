@@ -14,6 +14,12 @@ export interface EntityColumns<E> {
   readonly select: string;
   /** The entity of a row, or null when the row has none (an outer join that found nothing). */
   hydrate(row: Record<string, unknown>): E | null;
+  /**
+   * One INSERT of `entity` without a query builder: each column's value as TypeORM would
+   * persist it, DEFAULT for a property left undefined. For entities with no generated,
+   * version or create/update-date columns (refused when built).
+   */
+  insert(entity: E): { text: string; values: unknown[] };
 }
 
 const built = new WeakMap<EntityMetadata, Map<string, EntityColumns<unknown>>>();
@@ -46,11 +52,18 @@ function build<E>(
   alias: string,
 ): EntityColumns<E> {
   const unsupported = metadata.columns.find(
-    (column) => column.embeddedMetadata || column.relationMetadata,
+    (column) =>
+      column.embeddedMetadata ||
+      column.relationMetadata ||
+      column.isGenerated ||
+      column.isVersion ||
+      column.isCreateDate ||
+      column.isUpdateDate ||
+      column.isDeleteDate,
   );
   if (unsupported) {
     throw new Error(
-      `${metadata.name}.${unsupported.propertyName} is not a plain column: read it through TypeORM`,
+      `${metadata.name}.${unsupported.propertyName} is not a plain column: use TypeORM for this entity`,
     );
   }
   const driver = dataSource.driver;
@@ -63,11 +76,25 @@ function build<E>(
   const table = metadata.schema
     ? `${quote(metadata.schema)}.${quote(metadata.tableName)}`
     : quote(metadata.tableName);
+  const names = columns.map(({ column }) => quote(column.databaseName)).join(', ');
   return {
     table,
     select: columns
       .map(({ column, key }) => `${alias}.${quote(column.databaseName)} AS ${quote(key)}`)
       .join(', '),
+    insert(entity) {
+      const values: unknown[] = [];
+      const placeholders = columns.map(({ column }) => {
+        const value: unknown = (entity as Record<string, unknown>)[column.propertyName];
+        if (value === undefined) return 'DEFAULT';
+        values.push(driver.preparePersistentValue(value, column));
+        return `$${values.length}`;
+      });
+      return {
+        text: `INSERT INTO ${table} (${names}) VALUES (${placeholders.join(', ')})`,
+        values,
+      };
+    },
     hydrate(row) {
       if (primary.every((key) => row[key] === null || row[key] === undefined)) return null;
       const entity = metadata.create() as Record<string, unknown>;
