@@ -99,4 +99,69 @@ describe('OutboxWriter', () => {
     )) as Array<{ n: number }>;
     expect(rows[0].n).toBe(0);
   });
+
+  it('adds several events in one statement, in their order, each aggregate waiting its turn', async () => {
+    let releaseFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const first = ds.transaction(async (tx) => {
+      const event = await writer.add(tx, configUpdated('config/batch-b', 1));
+      await firstMayCommit;
+      return event.id;
+    });
+    await waitFor('the first writer to hold its turn', async () =>
+      (
+        (await ds.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = ${THIS_DATABASE}`,
+        )) as Array<{ n: number }>
+      )[0].n === 1
+        ? true
+        : undefined,
+    );
+    // Two aggregates, one of them held by the first writer: the batch waits for it whole.
+    const batch = ds.transaction((tx) =>
+      writer.addAll(tx, [
+        configUpdated('config/batch-a', 1),
+        configUpdated('config/batch-b', 2),
+        configUpdated('config/batch-a', 2),
+      ]),
+    );
+    await waitFor('the batch to wait for its turn', async () =>
+      (await waitingWriters()) === 1 ? true : undefined,
+    );
+    expect(
+      (await ds.query(
+        `SELECT count(*)::int AS n FROM "${SCHEMA}"."outbox" WHERE subject = 'config/batch-a'`,
+      )) as Array<{ n: number }>,
+    ).toEqual([{ n: 0 }]);
+    releaseFirst();
+    const [firstId, written] = await Promise.all([first, batch]);
+
+    const rows = (await ds.query(
+      `SELECT event_id, tenant_id, subject, event_type, event->>'id' AS envelope_id
+       FROM "${SCHEMA}"."outbox" WHERE subject LIKE 'config/batch-%' ORDER BY position`,
+    )) as Array<{
+      event_id: string;
+      tenant_id: string;
+      subject: string;
+      event_type: string;
+      envelope_id: string;
+    }>;
+    expect(rows.map((row) => row.event_id)).toEqual([firstId, ...written.map((event) => event.id)]);
+    expect(rows.slice(1)).toEqual(
+      written.map((event) => ({
+        event_id: event.id,
+        tenant_id: 'tenant-a',
+        subject: event.subject,
+        event_type: 'config.updated',
+        envelope_id: event.id,
+      })),
+    );
+  });
+
+  it('adds nothing for an empty list, and refuses events outside a transaction', async () => {
+    await expect(ds.transaction((tx) => writer.addAll(tx, []))).resolves.toEqual([]);
+    await expect(writer.addAll(ds.manager, [configUpdated('config/loose', 1)])).rejects.toThrow(
+      /transaction/,
+    );
+  });
 });

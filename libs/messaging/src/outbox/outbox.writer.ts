@@ -24,13 +24,18 @@ export class OutboxWriter {
     this.source = `/comanda/${options.service}`;
     this.table = qualifiedTable(options.schema, 'outbox');
     this.channel = outboxChannel(options.schema);
-    // A MATERIALIZED CTE the insert reads from runs first and exactly once.
+    // A MATERIALIZED CTE runs exactly once; the InitPlan that counts it runs before the
+    // first row is read, so every aggregate's turn is taken before any row gets a position.
     this.insertSql = `WITH turn AS MATERIALIZED (
-        SELECT pg_advisory_xact_lock(hashtext($7), hashtext($8))
+        SELECT pg_advisory_xact_lock(hashtext($3), hashtext(key)) FROM unnest($4::text[]) AS key
       )
       INSERT INTO ${this.table} (event_id, tenant_id, subject, event_type, event, headers)
-      SELECT $1::uuid, $2::text, $3::text, $4::text, $5::jsonb, $6::jsonb FROM turn
-      RETURNING pg_notify($9, '')`;
+      SELECT (e.event->>'id')::uuid, e.event->>'tenantid', e.event->>'subject', e.event->>'type',
+             e.event, $2::jsonb
+      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(event, n)
+      WHERE (SELECT count(*) FROM turn) > 0
+      ORDER BY e.n
+      RETURNING pg_notify($5, '')`;
   }
 
   /**
@@ -41,31 +46,44 @@ export class OutboxWriter {
     manager: EntityManager,
     event: NewEvent<T>,
   ): Promise<CloudEvent<T>> {
+    const [envelope] = await this.addAll(manager, [event]);
+    return envelope as CloudEvent<T>;
+  }
+
+  /**
+   * Adds the events, in this order, in one statement (one round trip for all of them): as
+   * `add` called for each in turn.
+   */
+  async addAll(
+    manager: EntityManager,
+    events: readonly NewEvent<EventType>[],
+  ): Promise<CloudEvent[]> {
+    if (events.length === 0) return [];
     if (!manager.queryRunner?.isTransactionActive) {
-      throw new OutboxOutsideTransactionError(event.type);
+      throw new OutboxOutsideTransactionError(events[0].type);
     }
-    const envelope = createCloudEvent(this.source, event);
+    const envelopes = events.map((event) => createCloudEvent(this.source, event));
     const context = currentContext();
     const headers: MessageHeaders = {};
     if (context?.requestId) headers.requestId = context.requestId;
     if (context?.traceparent) headers.traceparent = context.traceparent;
     if (context?.tracestate) headers.tracestate = context.tracestate;
+    // Sorted, so that two writers of the same aggregates take their turns in one order.
+    const aggregates = [
+      ...new Set(envelopes.map((envelope) => `${envelope.tenantid}/${envelope.subject}`)),
+    ].sort();
 
     // One statement: writers of one aggregate take turns until commit (the advisory lock is
-    // taken before the row gets its position), so positions follow commit order within an
+    // taken before the rows get their positions), so positions follow commit order within an
     // aggregate and the relay can never see a later event before an earlier one; the
     // notification is delivered at commit only, and identical ones of a transaction collapse.
     await manager.query(this.insertSql, [
-      envelope.id,
-      envelope.tenantid,
-      envelope.subject,
-      envelope.type,
-      JSON.stringify(envelope),
+      JSON.stringify(envelopes),
       JSON.stringify(headers),
       this.table,
-      `${envelope.tenantid}/${envelope.subject}`,
+      aggregates,
       this.channel,
     ]);
-    return envelope;
+    return envelopes;
   }
 }

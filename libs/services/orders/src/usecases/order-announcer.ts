@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventTypes } from '@comanda/contracts';
+import { EventTypes, type EventType, type NewEvent } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import type { Tx } from '@comanda/persistence';
 import type { OrderEntity } from '../persistence/order.entity';
@@ -10,10 +10,31 @@ import type { OrderEntity } from '../persistence/order.entity';
  */
 @Injectable()
 export class OrderAnnouncer {
+  /** The events announced in a transaction inside `together`, until it writes them. */
+  private readonly pending = new WeakMap<Tx, NewEvent<EventType>[]>();
+
   constructor(private readonly outbox: OutboxWriter) {}
 
+  /**
+   * Runs `work`; the events it announces in `tx` are written once it is done, in the order
+   * announced and in one statement (one round trip, not one per event). Inside an outer
+   * `together` of the same transaction, they join that one.
+   */
+  async together<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+    if (this.pending.has(tx)) return work();
+    const events: NewEvent<EventType>[] = [];
+    this.pending.set(tx, events);
+    try {
+      const result = await work();
+      await this.outbox.addAll(tx, events);
+      return result;
+    } finally {
+      this.pending.delete(tx);
+    }
+  }
+
   async checkedOut(tx: Tx, order: OrderEntity): Promise<void> {
-    await this.outbox.add(tx, {
+    await this.announce(tx, {
       type: EventTypes.BasketCheckedOut,
       tenantId: order.tenantId,
       subject: order.id,
@@ -35,7 +56,7 @@ export class OrderAnnouncer {
   }
 
   async readyToBePlaced(tx: Tx, order: OrderEntity): Promise<void> {
-    await this.outbox.add(tx, {
+    await this.announce(tx, {
       type: EventTypes.OrderReadyToBePlacedInPos,
       tenantId: order.tenantId,
       subject: order.id,
@@ -50,7 +71,7 @@ export class OrderAnnouncer {
   /** The guest's checkout failed (payment): the order never reaches a POS. */
   async checkoutFailed(tx: Tx, order: OrderEntity): Promise<void> {
     if (!order.failure) return;
-    await this.outbox.add(tx, {
+    await this.announce(tx, {
       type: EventTypes.OrderCheckoutFailed,
       tenantId: order.tenantId,
       subject: order.id,
@@ -61,7 +82,7 @@ export class OrderAnnouncer {
   async placementStarted(tx: Tx, order: OrderEntity): Promise<void> {
     const { sessionId, expiresAt } = order.placement ?? {};
     if (!sessionId || !expiresAt) return;
-    await this.outbox.add(tx, {
+    await this.announce(tx, {
       type: EventTypes.OrderPlacementStarted,
       tenantId: order.tenantId,
       subject: order.id,
@@ -76,7 +97,7 @@ export class OrderAnnouncer {
   async placed(tx: Tx, order: OrderEntity): Promise<void> {
     const report = order.placement?.report;
     if (!report) return;
-    await this.outbox.add(tx, {
+    await this.announce(tx, {
       type: EventTypes.OrderPlaced,
       tenantId: order.tenantId,
       subject: order.id,
@@ -93,7 +114,7 @@ export class OrderAnnouncer {
 
   async placementFailed(tx: Tx, order: OrderEntity, cause: 'pos' | 'timeout'): Promise<void> {
     if (!order.failure) return;
-    await this.outbox.add(tx, {
+    await this.announce(tx, {
       type: EventTypes.OrderPlacementFailed,
       tenantId: order.tenantId,
       subject: order.id,
@@ -105,5 +126,11 @@ export class OrderAnnouncer {
         ...(order.paymentId ? { paymentId: order.paymentId } : {}),
       },
     });
+  }
+
+  private async announce<T extends EventType>(tx: Tx, event: NewEvent<T>): Promise<void> {
+    const pending = this.pending.get(tx);
+    if (pending) pending.push(event as NewEvent<EventType>);
+    else await this.outbox.add(tx, event);
   }
 }

@@ -95,8 +95,11 @@ export class Checkout {
     } satisfies Partial<OrderEntity>);
     record(order, 'checked_out', now, { basketId: basket.id });
     await this.baskets.markCheckedOut(tx, basket, order.id);
-    await this.announcer.checkedOut(tx, order);
-    if (order.status === 'ready') await this.closeOrder.execute(tx, order, now);
+    // basket.checked_out, and the ready event when the order closes now, in one statement.
+    await this.announcer.together(tx, async () => {
+      await this.announcer.checkedOut(tx, order);
+      if (order.status === 'ready') await this.closeOrder.execute(tx, order, now);
+    });
     // Written once, as it stands after closing: all of it commits together or not at all.
     await this.orders.insert(tx, order);
     const answer: CheckoutAnswer = { orderId: order.id, status: order.status };
