@@ -28,17 +28,16 @@ import { connect, type Channel, type ChannelModel } from 'amqplib';
 import { Pool } from 'pg';
 import { Agent, request } from 'undici';
 import { createCloudEvent, EventTypes, routingKeyOf } from '@comanda/contracts';
-import { createTestBroker, createTestDatabase, type TestDatabase } from '@comanda/testing';
+import {
+  createTestBroker,
+  createTestDatabase,
+  disposePlatformBroker,
+  type TestDatabase,
+} from '@comanda/testing';
 import { provisionClient, type ProvisionedClient } from '../apps/platform-e2e/src/support/clients';
 import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
-import { DEFAULT_RETRY_POLICY, deadLetterQueueName, retryQueueName } from '@comanda/messaging';
 import { childLog, startChild, stopChild, withProfile } from './support/children';
-import {
-  deleteOrdersQueues,
-  GUEST,
-  seedStore,
-  type OrdersTenant,
-} from '../apps/platform-e2e/src/orders/orders-api';
+import { GUEST, seedStore, type OrdersTenant } from '../apps/platform-e2e/src/orders/orders-api';
 
 const RATE = Number(process.env.BENCH_CHECKOUT_RATE ?? '40');
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? '15');
@@ -400,25 +399,6 @@ function line(name: string, m: Measurement): string {
   return `${name.padEnd(44)} ${p50.toFixed(1).padStart(8)} ${p99.toFixed(1).padStart(8)} ${percentile(m.latencies, 100).toFixed(1).padStart(8)} ${String(m.latencies.length).padStart(9)} ${String(m.lost).padStart(5)} ${String(m.failed).padStart(7)} ${m.maxLagMs.toFixed(1).padStart(8)}`;
 }
 
-/** A consumer's durable queue with its retry queues and its dead-letter queue. */
-function withRetryQueues(queue: string): string[] {
-  return [
-    queue,
-    deadLetterQueueName(queue),
-    ...DEFAULT_RETRY_POLICY.delaysMs.map((delay) => retryQueueName(queue, delay)),
-  ];
-}
-
-async function deleteQueues(url: string, queues: string[]): Promise<void> {
-  const connection = await connect(url);
-  try {
-    const channel = await connection.createChannel();
-    for (const queue of queues) await channel.deleteQueue(queue);
-  } finally {
-    await connection.close();
-  }
-}
-
 async function main(): Promise<void> {
   const broker = await createTestBroker('bench-checkout');
   const platformDatabase = await createTestDatabase('bench_checkout');
@@ -534,16 +514,11 @@ async function main(): Promise<void> {
     await stopChild(chain);
     if (amqp) {
       const cleanup = await amqp.createChannel();
-      await cleanup.deleteExchange(broker.exchange);
       await cleanup.deleteExchange(`${broker.exchange}.chain`);
       await cleanup.close();
       await amqp.close();
     }
-    await deleteOrdersQueues(broker);
-    await deleteQueues(broker.url, [
-      `${broker.queuePrefix}bench.chain-durable`,
-      ...withRetryQueues(`${broker.queuePrefix}notifications.merchant-secrets`),
-    ]);
+    await disposePlatformBroker(broker, [`${broker.queuePrefix}bench.chain-durable`]);
     await platformDatabase.drop();
     await chainDatabase.drop();
   }

@@ -2,6 +2,7 @@ export {
   amqpServerUrl,
   createTestBroker,
   createTestDatabase,
+  disposePlatformBroker,
   disposeTestBroker,
   postgresServerUrl,
 } from './services';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { Client } from 'pg';
+import { CONSUMER_TOPOLOGY, consumerQueue } from '@comanda/contracts';
 
 /**
  * The test harness of docs/architecture.md: real PostgreSQL and RabbitMQ from `DATABASE_URL` /
@@ -163,4 +164,20 @@ export async function disposeTestBroker(
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Removes what a platform (or any service of it) left on a suite's broker: every service
+ * declares every consumer queue of `CONSUMER_TOPOLOGY` at start, so all of them with their
+ * dead-letter and retry queues; then the suite's own `extraQueues` and its exchange. Call it
+ * once the suite is done with the broker (a platform restarted on it finds its queues).
+ */
+export async function disposePlatformBroker(
+  broker: TestBroker,
+  extraQueues: string[] = [],
+): Promise<void> {
+  await disposeTestBroker(broker, [
+    ...CONSUMER_TOPOLOGY.map((entry) => `${broker.queuePrefix}${consumerQueue(entry)}`),
+    ...extraQueues,
+  ]);
 }

@@ -7,18 +7,13 @@ import { freePort, PLATFORM_SERVICES, serviceUrlVariable } from '@comanda/platfo
 import {
   createTestBroker,
   createTestDatabase,
+  disposePlatformBroker,
   waitFor,
   type TestBroker,
   type TestDatabase,
 } from '@comanda/testing';
 import { integrator } from '../config-store/config-store-api';
-import {
-  deleteOrdersQueues,
-  ordersTenant,
-  placeBasket,
-  placedReport,
-  seedStore,
-} from '../orders/orders-api';
+import { ordersTenant, placeBasket, placedReport, seedStore } from '../orders/orders-api';
 import { freshPlugin, pluginTeam } from '../plugin-registry/plugin-registry-api';
 import { isReady, ROOT } from '../standalone/standalone-process';
 import type { TestPlatform } from '../support/platform';
@@ -149,7 +144,7 @@ describe('distributed mode: one process per service', () => {
       }
       await service.exited;
     }
-    if (broker) await deleteOrdersQueues(broker);
+    if (broker) await disposePlatformBroker(broker);
     await database?.drop();
     rmSync(join(ROOT, BUILD), { recursive: true, force: true });
   });

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { connect } from 'amqplib';
-import { DEFAULT_RETRY_POLICY, deadLetterQueueName, retryQueueName } from '@comanda/messaging';
-import type { TestBroker } from '@comanda/testing';
 import type { Permission } from '@comanda/security';
 import { provisionClient, type ProvisionedClient } from '../support/clients';
 import type { TestPlatform } from '../support/platform';
@@ -187,23 +184,3 @@ export function placedReport(refs: Record<string, string> = {}): Record<string, 
 }
 
 /** Queues of orders' consumers: durable, so a test removes the ones its platform declared. */
-const ORDERS_CONSUMERS = ['payment-events', 'order-charges', 'confirmation-email', 'webhooks'];
-
-export async function deleteOrdersQueues(broker: TestBroker): Promise<void> {
-  const connection = await connect(broker.url);
-  try {
-    const channel = await connection.createChannel();
-    for (const consumer of ORDERS_CONSUMERS) {
-      const queue = `${broker.queuePrefix}orders.${consumer}`;
-      for (const name of [
-        queue,
-        deadLetterQueueName(queue),
-        ...DEFAULT_RETRY_POLICY.delaysMs.map((delay) => retryQueueName(queue, delay)),
-      ]) {
-        await channel.deleteQueue(name);
-      }
-    }
-  } finally {
-    await connection.close();
-  }
-}

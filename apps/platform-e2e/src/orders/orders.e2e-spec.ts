@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import { createCloudEvent, type CloudEvent, type EventType } from '@comanda/contracts';
 import { RabbitMqBus } from '@comanda/messaging';
-import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
+import {
+  createTestBroker,
+  disposePlatformBroker,
+  waitFor,
+  type TestBroker,
+} from '@comanda/testing';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import {
-  deleteOrdersQueues,
   GUEST,
   ITEM_MAPPING,
   STORE_MAPPING,
@@ -97,13 +101,7 @@ describe('orders through the gateway', () => {
     await publisher?.close();
     await connection?.close();
     await platform?.close();
-    if (broker) {
-      await deleteOrdersQueues(broker);
-      const cleanup = await connect(broker.url);
-      const ch = await cleanup.createChannel();
-      await ch.deleteExchange(broker.exchange);
-      await cleanup.close();
-    }
+    if (broker) await disposePlatformBroker(broker);
   });
 
   describe('checkout', () => {

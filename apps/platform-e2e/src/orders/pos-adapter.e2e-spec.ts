@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
-import amqp from 'amqplib';
+import {
+  createTestBroker,
+  disposePlatformBroker,
+  waitFor,
+  type TestBroker,
+} from '@comanda/testing';
 import { AUTH_KEYS_ENV } from '../auth/auth-test-kit';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { deleteOrdersQueues, ordersTenant, type OrdersTenant as Tenant } from './orders-api';
+import { ordersTenant, type OrdersTenant as Tenant } from './orders-api';
 import { readyOrder } from './webhooks-kit';
 
 const ROOT = resolve(__dirname, '../../../..');
@@ -99,14 +103,7 @@ describe('orders: the reference POS adapter end to end (RabbitMQ, through the ga
   afterAll(async () => {
     await Promise.all(adapters.map(stop));
     await platform?.close();
-    await deleteOrdersQueues(broker);
-    if (queues.length > 0) {
-      const connection = await amqp.connect(broker.url);
-      const channel = await connection.createChannel();
-      for (const queue of queues) await channel.deleteQueue(queue);
-      await channel.deleteExchange(broker.exchange);
-      await connection.close();
-    }
+    await disposePlatformBroker(broker, queues);
   });
 
   it('places an order it takes from its own queue bound to order.ready_to_be_placed_in_pos.<tenant>', async () => {

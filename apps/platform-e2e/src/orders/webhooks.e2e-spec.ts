@@ -1,9 +1,13 @@
 import { verifySignature } from '@comanda/outbound';
-import amqp from 'amqplib';
-import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
+import {
+  createTestBroker,
+  disposePlatformBroker,
+  waitFor,
+  type TestBroker,
+} from '@comanda/testing';
 import { AUTH_KEYS_ENV } from '../auth/auth-test-kit';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { deleteOrdersQueues, ordersTenant, type OrdersTenant as Tenant } from './orders-api';
+import { ordersTenant, type OrdersTenant as Tenant } from './orders-api';
 import { readyOrder, startWebhookEndpoint } from './webhooks-kit';
 
 interface Subscription {
@@ -41,11 +45,7 @@ describe.each([
   }, 120_000);
   afterAll(async () => {
     await platform?.close();
-    if (!broker) return;
-    await deleteOrdersQueues(broker);
-    const connection = await amqp.connect(broker.url);
-    await (await connection.createChannel()).deleteExchange(broker.exchange);
-    await connection.close();
+    if (broker) await disposePlatformBroker(broker);
   });
 
   it('manages subscriptions: the secret once, reads without it, 404 for another tenant, 400 for bad input', async () => {

@@ -4,7 +4,12 @@ import { signBody } from '@comanda/outbound';
 import { startService, type RunningService } from '@comanda/runtime';
 import { partnerSandboxService } from '@comanda/service-partner-sandbox';
 import { FakePartner, type OperationRequestBody } from '@comanda/service-payments';
-import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
+import {
+  createTestBroker,
+  disposePlatformBroker,
+  waitFor,
+  type TestBroker,
+} from '@comanda/testing';
 import { provisionClient, type ProvisionedClient } from '../support/clients';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
@@ -267,5 +272,6 @@ export class PaymentsWorld {
     await this.sandbox?.close();
     await this.platform?.close();
     await this.partner?.stop();
+    if (this.broker) await disposePlatformBroker(this.broker);
   }
 }

@@ -1,7 +1,11 @@
-import { connect } from 'amqplib';
 import type { CloudEvent } from '@comanda/contracts';
-import { deadLetterQueueName, RabbitMqBus } from '@comanda/messaging';
-import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
+import { RabbitMqBus } from '@comanda/messaging';
+import {
+  createTestBroker,
+  disposePlatformBroker,
+  waitFor,
+  type TestBroker,
+} from '@comanda/testing';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import {
   freshPlugin,
@@ -43,14 +47,7 @@ describe('plugin registry events on RabbitMQ', () => {
   afterAll(async () => {
     await observer?.close();
     await platform?.close();
-    if (!broker) return;
-    const connection = await connect(broker.url);
-    const channel = await connection.createChannel();
-    const queue = `${broker.queuePrefix}${OBSERVER_QUEUE}`;
-    await channel.deleteQueue(queue);
-    await channel.deleteQueue(deadLetterQueueName(queue));
-    await channel.deleteExchange(broker.exchange);
-    await connection.close();
+    if (broker) await disposePlatformBroker(broker, [`${broker.queuePrefix}${OBSERVER_QUEUE}`]);
   });
 
   it('announces each code upload, manifest upload and config change as a CloudEvent of the tenant, in order', async () => {

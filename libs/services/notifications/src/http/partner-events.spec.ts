@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { connect } from 'amqplib';
 import { createCloudEvent, EventTypes, type CloudEvent } from '@comanda/contracts';
-import { deadLetterQueueName, RabbitMqBus } from '@comanda/messaging';
+import { RabbitMqBus } from '@comanda/messaging';
 import { signBody } from '@comanda/outbound';
 import { startService, type RunningService } from '@comanda/runtime';
 import { SecretBox } from '@comanda/security';
 import {
   createTestBroker,
+  disposePlatformBroker,
   createTestDatabase,
   waitFor,
   type TestBroker,
@@ -97,18 +97,7 @@ describe('the partner event receiver', () => {
     await observer?.close();
     await proxy?.stop();
     await database?.drop();
-    if (!broker) return;
-    const connection = await connect(broker.url);
-    const channel = await connection.createChannel();
-    for (const queue of [
-      `${broker.queuePrefix}${OBSERVER_QUEUE}`,
-      `${broker.queuePrefix}notifications.merchant-secrets`,
-    ]) {
-      await channel.deleteQueue(queue);
-      await channel.deleteQueue(deadLetterQueueName(queue));
-    }
-    await channel.deleteExchange(broker.exchange);
-    await connection.close();
+    if (broker) await disposePlatformBroker(broker, [`${broker.queuePrefix}${OBSERVER_QUEUE}`]);
   });
 
   function post(

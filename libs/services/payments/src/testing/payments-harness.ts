@@ -7,21 +7,16 @@ import {
   type EventType,
   type PartnerEventType,
 } from '@comanda/contracts';
-import {
-  RabbitMqBus,
-  deadLetterQueueName,
-  retryQueueName,
-  DEFAULT_RETRY_POLICY,
-} from '@comanda/messaging';
+import { RabbitMqBus } from '@comanda/messaging';
 import { UnitOfWork } from '@comanda/persistence';
 import { startService, type RunningService } from '@comanda/runtime';
 import {
   createTestBroker,
   createTestDatabase,
+  disposePlatformBroker,
   type TestBroker,
   type TestDatabase,
 } from '@comanda/testing';
-import { connect } from 'amqplib';
 import type { OperationRequestBody } from '../domain/payment';
 import { paymentsService } from '../payments.service-definition';
 import { ConfigureMerchant } from '../usecases/configure-merchant/configure-merchant.usecase';
@@ -219,30 +214,6 @@ export class PaymentsHarness {
 
   /** The suite's queues and exchange on the shared broker. */
   private async deleteBrokerObjects(): Promise<void> {
-    const connection = await connect(this.broker.url);
-    try {
-      const channel = await connection.createChannel();
-      const queues = [
-        'start-payment',
-        'capture-placed-order',
-        'annul-unplaced-order',
-        'apply-partner-event',
-      ]
-        .map((consumer) => `${this.broker.queuePrefix}payments.${consumer}`)
-        .concat(`${this.broker.queuePrefix}observer.payments`);
-      for (const queue of queues) {
-        for (const name of [
-          queue,
-          deadLetterQueueName(queue),
-          ...DEFAULT_RETRY_POLICY.delaysMs.map((d) => retryQueueName(queue, d)),
-        ]) {
-          await channel.deleteQueue(name);
-        }
-      }
-      await channel.deleteExchange(this.broker.exchange);
-      await channel.close();
-    } finally {
-      await connection.close();
-    }
+    await disposePlatformBroker(this.broker, [`${this.broker.queuePrefix}observer.payments`]);
   }
 }
