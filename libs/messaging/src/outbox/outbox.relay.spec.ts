@@ -2,7 +2,7 @@ import { runWithContext } from '@comanda/context';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
-import type { MessageBus, SubscriptionHandle } from '../bus/message-bus';
+import { DEFAULT_RETRY_POLICY, type MessageBus, type SubscriptionHandle } from '../bus/message-bus';
 import { InProcessBus } from '../in-process/in-process-bus';
 import { Inbox } from '../inbox/inbox.service';
 import { OutboxOutsideTransactionError } from './outbox.errors';
@@ -67,7 +67,8 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
     dataSource: DataSource,
     deliveries: string[],
   ): Promise<void> {
-    env.track(queue);
+    // The subscription declares its retry queues (the default policy) as well.
+    env.track(queue, DEFAULT_RETRY_POLICY.delaysMs);
     const inbox = new Inbox(dataSource, messagingOptions());
     const handle: SubscriptionHandle = await env.connect().subscribe({
       queue,
