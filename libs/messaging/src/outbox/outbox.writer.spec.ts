@@ -34,31 +34,36 @@ describe('OutboxWriter', () => {
     await db?.drop();
   });
 
-  const waitingWriters = async () =>
+  const advisoryLocks = async (granted: boolean) =>
     (
       (await ds.query(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = ${THIS_DATABASE}`,
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted = $1 AND database = ${THIS_DATABASE}`,
+        [granted],
       )) as Array<{ n: number }>
     )[0].n;
+  const waitingWriters = () => advisoryLocks(false);
 
-  it('makes a second writer of one aggregate wait for the first to commit, so positions follow commit order', async () => {
-    let releaseFirst!: () => void;
-    const firstMayCommit = new Promise<void>((resolve) => (releaseFirst = resolve));
-    const first = ds.transaction(async (tx) => {
-      const event = await writer.add(tx, configUpdated('config/ordered', 1));
-      await firstMayCommit;
+  /**
+   * A writer that adds one event of `subject` and holds its aggregate's turn (its
+   * transaction stays open) until `release`; resolves once it holds the turn.
+   */
+  async function holdTurn(subject: string, version: number) {
+    let release!: () => void;
+    const mayCommit = new Promise<void>((resolve) => (release = resolve));
+    const eventId = ds.transaction(async (tx) => {
+      const event = await writer.add(tx, configUpdated(subject, version));
+      await mayCommit;
       return event.id;
     });
-    // The first holds the aggregate's turn; the second queues behind it.
-    await waitFor('the first writer to have written', async () =>
-      (
-        (await ds.query(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = ${THIS_DATABASE}`,
-        )) as Array<{ n: number }>
-      )[0].n === 1
-        ? true
-        : undefined,
+    await waitFor('the first writer to hold its turn', async () =>
+      (await advisoryLocks(true)) === 1 ? true : undefined,
     );
+    return { eventId, release };
+  }
+
+  it('makes a second writer of one aggregate wait for the first to commit, so positions follow commit order', async () => {
+    // The first holds the aggregate's turn; the second queues behind it.
+    const { eventId: first, release: releaseFirst } = await holdTurn('config/ordered', 1);
     const second = ds.transaction(async (tx) => {
       const event = await writer.add(tx, configUpdated('config/ordered', 2));
       return event.id;
@@ -101,22 +106,7 @@ describe('OutboxWriter', () => {
   });
 
   it('adds several events in one statement, in their order, each aggregate waiting its turn', async () => {
-    let releaseFirst!: () => void;
-    const firstMayCommit = new Promise<void>((resolve) => (releaseFirst = resolve));
-    const first = ds.transaction(async (tx) => {
-      const event = await writer.add(tx, configUpdated('config/batch-b', 1));
-      await firstMayCommit;
-      return event.id;
-    });
-    await waitFor('the first writer to hold its turn', async () =>
-      (
-        (await ds.query(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = ${THIS_DATABASE}`,
-        )) as Array<{ n: number }>
-      )[0].n === 1
-        ? true
-        : undefined,
-    );
+    const { eventId: first, release: releaseFirst } = await holdTurn('config/batch-b', 1);
     // Two aggregates, one of them held by the first writer: the batch waits for it whole.
     const batch = ds.transaction((tx) =>
       writer.addAll(tx, [

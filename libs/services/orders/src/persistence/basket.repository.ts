@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { entityColumns, sqlRows, type Tx } from '@comanda/persistence';
+import type { DataSource } from 'typeorm';
 import { BasketNotFoundError } from '../domain/order.errors';
 import { BasketEntity } from './basket.entity';
 import { OrderChargesEntity } from './order-charges.entity';
+import { currentChargeValues } from './order-charges.repository';
 import { isUuid } from './order.repository';
 import { StoreEntity } from './store.entity';
 
@@ -19,6 +21,9 @@ export interface BasketInContext {
 
 @Injectable()
 export class BasketRepository {
+  /** `getInContext`'s statement per data source: [plain, locked], built once. */
+  private readonly inContext = new WeakMap<DataSource, [string, string]>();
+
   async get(tx: Tx, tenantId: string, basketId: string, forUpdate = false): Promise<BasketEntity> {
     const basket = isUuid(basketId)
       ? await tx.findOne(BasketEntity, {
@@ -45,22 +50,27 @@ export class BasketRepository {
     const b = entityColumns(tx, BasketEntity, 'b');
     const s = entityColumns(tx, StoreEntity, 's');
     const c = entityColumns(tx, OrderChargesEntity, 'c');
-    const [row] = await sqlRows<Record<string, unknown> & { now: Date }>(
-      tx,
-      `SELECT ${b.select}, ${s.select}, ${c.select}, clock_timestamp() AS now
+    let statements = this.inContext.get(tx.connection);
+    if (!statements) {
+      const read = `SELECT ${b.select}, ${s.select}, ${c.select}, clock_timestamp() AS now
        FROM ${b.table} b
        LEFT JOIN ${s.table} s ON s.tenant_id = b.tenant_id AND s.store_id = b.store_id
        LEFT JOIN ${c.table} c ON c.tenant_id = b.tenant_id
-       WHERE b.tenant_id = $1 AND b.id = $2${forUpdate ? ' FOR UPDATE OF b' : ''}`,
+       WHERE b.tenant_id = $1 AND b.id = $2`;
+      statements = [read, `${read} FOR UPDATE OF b`];
+      this.inContext.set(tx.connection, statements);
+    }
+    const [row] = await sqlRows<Record<string, unknown> & { now: Date }>(
+      tx,
+      statements[forUpdate ? 1 : 0],
       [tenantId, basketId],
     );
     const basket = row && b.hydrate(row);
     if (!basket) throw new BasketNotFoundError(basketId);
-    const charges = c.hydrate(row);
     return {
       basket,
       store: s.hydrate(row),
-      chargeValues: charges && !charges.deleted ? charges.values : undefined,
+      chargeValues: currentChargeValues(c.hydrate(row)),
       now: row.now,
     };
   }

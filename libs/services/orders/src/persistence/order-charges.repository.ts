@@ -2,14 +2,15 @@ import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
 import { OrderChargesEntity } from './order-charges.entity';
 
+/** The tenant's current `order-charges` values; undefined when it has none (or removed them). */
+export function currentChargeValues(
+  row: OrderChargesEntity | null,
+): Record<string, unknown> | undefined {
+  return row && !row.deleted ? row.values : undefined;
+}
+
 @Injectable()
 export class OrderChargesRepository {
-  /** The tenant's current `order-charges` values; undefined when it has none (or removed them). */
-  async valuesOf(tx: Tx, tenantId: string): Promise<Record<string, unknown> | undefined> {
-    const row = await tx.findOne(OrderChargesEntity, { where: { tenantId } });
-    return row && !row.deleted ? row.values : undefined;
-  }
-
   find(tx: Tx, tenantId: string): Promise<OrderChargesEntity | null> {
     return tx.findOne(OrderChargesEntity, {
       where: { tenantId },
