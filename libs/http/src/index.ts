@@ -3,6 +3,7 @@ export type { FastifyAdapterOptions } from './fastify/create-fastify-adapter';
 export { keepRawJsonBody } from './fastify/raw-json-body';
 export { parseGuardedJson } from './fastify/json-input-guard';
 export { DEFAULT_SERVER_TIMEOUTS } from './fastify/connection-limits';
+export { closeAfterAnswer } from './fastify/lingering-close';
 export type { ServerTimeouts } from './fastify/connection-limits';
 export { configureHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { replyWithProblem } from '@comanda/http';
+import { closeAfterAnswer, replyWithProblem } from '@comanda/http';
 import { PUBLIC_ROUTE } from '../decorators/security-metadata';
 import { BearerTokenVerifier } from '../verification/bearer-token.verifier';
 import { attachPrincipal } from './principal-of-request';
@@ -59,8 +59,9 @@ function hasBody(request: FastifyRequest): boolean {
 /**
  * Authentication before the body, on every service's own port: a request to a route that
  * needs a token has it verified in Fastify's `onRequest` hook, from its headers, before any
- * byte of its body is read or parsed. A refusal closes the connection, so the rest of the
- * body is never read either. The guard then checks permissions with the principal found here.
+ * byte of its body is read or parsed. A refusal closes the connection: the rest of the body
+ * is never parsed, only drained for a moment so the caller can read the answer
+ * (closeAfterAnswer). The guard then checks permissions with the principal found here.
  */
 @Injectable()
 export class AuthenticationBeforeBody implements OnModuleInit {
@@ -106,7 +107,7 @@ export class AuthenticationBeforeBody implements OnModuleInit {
         (error: unknown) => {
           // Answered here: the hook chain stops (done is not called).
           try {
-            if (hasBody(request)) reply.header('connection', 'close');
+            if (hasBody(request)) closeAfterAnswer(request, reply);
             replyWithProblem(request, reply, error);
           } catch (failure) {
             done(failure as Error);

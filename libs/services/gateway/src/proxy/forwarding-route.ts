@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerWithProblem } from '@comanda/http';
+import { answerWithProblem, closeAfterAnswer } from '@comanda/http';
 import { LocalHandOff } from './local-hand-off';
 import { ProxyService } from './proxy.service';
 import { RequestGate, requestHasBody } from './request-gate';
@@ -35,8 +35,8 @@ export class ForwardingRoute implements OnModuleInit {
     try {
       admitted = await this.gate.admit(request, reply);
     } catch (error) {
-      // Refused from its headers: the body was never read, and is not worth reading now.
-      if (requestHasBody(request)) reply.header('connection', 'close');
+      // Refused from its headers: the body is never parsed, and the connection closes after it.
+      if (requestHasBody(request)) closeAfterAnswer(request, reply);
       answerWithProblem(request, reply, error, this.logger);
       return;
     }

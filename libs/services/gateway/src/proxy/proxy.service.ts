@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Dispatcher } from 'undici';
 import { childTraceparent } from '@comanda/context';
-import { guardedStream, REQUEST_ID_HEADER } from '@comanda/http';
+import { closeAfterAnswer, guardedStream, REQUEST_ID_HEADER } from '@comanda/http';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../gateway.errors';
 import { BodyLimitStream } from './body-limit.stream';
 import { endToEndHeaders, headerValue, upstreamRequestHeaders } from './forwarded-headers';
@@ -82,7 +82,7 @@ function streamBody(
   limiter.once('error', () => {
     source.unpipe(limiter);
     source.resume();
-    reply.header('connection', 'close');
+    closeAfterAnswer(request, reply);
   });
   source.once('aborted', () => limiter.destroy(new Error('the caller aborted the request body')));
   // `pipe` forwards no errors: a reset socket must fail the upstream request, not the process.
