@@ -133,12 +133,21 @@ export interface PaymentFailed extends PaymentStateChanged {
 export interface MerchantConfigured {
   merchantId: string;
   /**
-   * The secret both directions are signed with (its UTF-8 bytes). Carried so the
-   * notification receiver can verify partner events without reading payments' tables; in
-   * clear, so broker access reveals it (a known exposure, ADR 0033). Both services store it
-   * sealed.
+   * The secret both directions are signed with, sealed under `COMANDA_SECRETS_KEY` (payments
+   * and notifications hold it, nothing else does) and bound to this merchant's announcements
+   * (`merchantAnnouncementLabel`): whoever reads the broker learns nothing (ADR 0039).
    */
-  signingSecret: string;
+  signingSecretSealed?: string;
+  /**
+   * The secret in clear, as payments announced it before ADR 0039. Never sent now; the
+   * receiver still takes it from an announcement of an older payments during an upgrade.
+   */
+  signingSecret?: string;
+}
+
+/** What an announced sealed secret is bound to: it opens as this merchant's only. */
+export function merchantAnnouncementLabel(merchantId: string): string {
+  return `payment.merchant_configured:${merchantId}`;
 }
 
 export interface PartnerEventReceived {

@@ -1,6 +1,11 @@
 export { assertCloudEvent, createCloudEvent, routingKeyOf } from './cloud-event';
 export type { CloudEvent, NewEvent } from './cloud-event';
-export { EventTypes, PARTNER_EVENT_TYPES, PAYMENT_OPERATION_TYPES } from './event-catalogue';
+export {
+  EventTypes,
+  merchantAnnouncementLabel,
+  PARTNER_EVENT_TYPES,
+  PAYMENT_OPERATION_TYPES,
+} from './event-catalogue';
 export type {
   BasketCheckedOut,
   ClientChanged,

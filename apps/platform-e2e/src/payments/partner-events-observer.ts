@@ -1,12 +1,14 @@
 import {
   createCloudEvent,
   EventTypes,
+  merchantAnnouncementLabel,
   type CloudEvent,
   type PartnerEventReceived,
 } from '@comanda/contracts';
 import { MESSAGE_BUS, type MessageBus } from '@comanda/messaging';
 import { signBody } from '@comanda/outbound';
 import type { RunningPlatform } from '@comanda/platform';
+import { SecretBox } from '@comanda/security';
 import { waitFor } from '@comanda/testing';
 
 /**
@@ -19,12 +21,19 @@ import { waitFor } from '@comanda/testing';
 export class PaymentsStandIn {
   readonly received: Array<CloudEvent<typeof EventTypes.PartnerEventReceived>> = [];
 
-  private constructor(private readonly bus: MessageBus) {}
+  private constructor(
+    private readonly bus: MessageBus,
+    /** The key payments and notifications share: announcements carry the secret sealed. */
+    private readonly secrets: SecretBox,
+  ) {}
 
   static async start(platform: RunningPlatform, queue: string): Promise<PaymentsStandIn> {
     const notifications = platform.services.get('notifications');
     if (!notifications) throw new Error('the platform runs no notifications service');
-    const standIn = new PaymentsStandIn(notifications.app.get<MessageBus>(MESSAGE_BUS));
+    const standIn = new PaymentsStandIn(
+      notifications.app.get<MessageBus>(MESSAGE_BUS),
+      notifications.app.get(SecretBox),
+    );
     await standIn.bus.subscribe({
       queue,
       eventTypes: [EventTypes.PartnerEventReceived],
@@ -42,7 +51,13 @@ export class PaymentsStandIn {
         type: EventTypes.MerchantConfigured,
         tenantId,
         subject: merchantId,
-        data: { merchantId, signingSecret },
+        data: {
+          merchantId,
+          signingSecretSealed: this.secrets.seal(
+            signingSecret,
+            merchantAnnouncementLabel(merchantId),
+          ),
+        },
       }),
     );
   }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EventTypes } from '@comanda/contracts';
+import { EventTypes, merchantAnnouncementLabel, type MerchantConfigured } from '@comanda/contracts';
 import { UnitOfWork } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { waitFor } from '@comanda/testing';
@@ -46,14 +46,22 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
   });
   afterAll(() => harness?.close());
 
-  it('announces the merchant with its secret so the receiver can verify partner events', async () => {
+  it('announces the merchant with its secret sealed, so only the receiver can verify partner events', async () => {
     const configured = await waitFor('payment.merchant_configured', () =>
       harness.observed.find((event) => event.type === EventTypes.MerchantConfigured),
     );
-    expect(configured.data).toEqual({
-      merchantId: MERCHANT,
-      signingSecret: 'partner-secret-0123456789',
-    });
+    const data = configured.data as MerchantConfigured;
+    expect(Object.keys(data).sort()).toEqual(['merchantId', 'signingSecretSealed']);
+    expect(data.merchantId).toBe(MERCHANT);
+    expect(JSON.stringify(configured)).not.toContain('partner-secret');
+    const box = new SecretBox(Buffer.from(SECRETS_KEY, 'base64url'));
+    expect(box.open(data.signingSecretSealed as string, merchantAnnouncementLabel(MERCHANT))).toBe(
+      'partner-secret-0123456789',
+    );
+    // Bound to its merchant: the same value does not open as another's.
+    expect(() =>
+      box.open(data.signingSecretSealed as string, merchantAnnouncementLabel('another')),
+    ).toThrow(/opens with neither/);
     expect(configured.tenantid).toBe('tenant-pay');
   });
 

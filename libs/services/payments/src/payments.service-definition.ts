@@ -1,6 +1,7 @@
 import type { ServiceDefinition } from '@comanda/runtime';
 import { secretBoxFrom } from '@comanda/security';
 import { CreatePaymentTables1764000000000 } from './persistence/create-payment-tables.migration';
+import { sealMerchantAnnouncements } from './persistence/seal-merchant-announcements.migration';
 import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
 import { PaymentsModule } from './payments.module';
 
@@ -13,11 +14,15 @@ export const paymentsService: ServiceDefinition = {
   database: {
     schema: 'payments',
     entities: [],
-    // Sealing the secrets stored in clear before needs the key.
-    migrations: (env) => [
-      CreatePaymentTables1764000000000,
-      sealMerchantSecrets(secretBoxFrom(env, 'payments')),
-    ],
+    // Sealing the secrets stored (and announced) in clear before needs the key.
+    migrations: (env) => {
+      const box = secretBoxFrom(env, 'payments');
+      return [
+        CreatePaymentTables1764000000000,
+        sealMerchantSecrets(box),
+        sealMerchantAnnouncements(box),
+      ];
+    },
   },
   module: PaymentsModule,
 };

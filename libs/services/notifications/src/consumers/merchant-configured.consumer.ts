@@ -1,13 +1,22 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { EventTypes, type CloudEvent } from '@comanda/contracts';
-import { BusContext, OnEvent } from '@comanda/messaging';
+import {
+  EventTypes,
+  merchantAnnouncementLabel,
+  type CloudEvent,
+  type MerchantConfigured,
+} from '@comanda/contracts';
+import { BusContext, NonRetryableError, OnEvent } from '@comanda/messaging';
+import { SecretBox } from '@comanda/security';
 import { ConfigureMerchantSecret } from '../usecases/configure-merchant-secret/configure-merchant-secret.usecase';
 
 /** Learns merchants' signing secrets from payments' announcements, in the inbox transaction. */
 @Controller()
 export class MerchantConfiguredConsumer {
-  constructor(private readonly configureMerchantSecret: ConfigureMerchantSecret) {}
+  constructor(
+    private readonly configureMerchantSecret: ConfigureMerchantSecret,
+    private readonly secrets: SecretBox,
+  ) {}
 
   @OnEvent(EventTypes.MerchantConfigured, { consumer: 'merchant-secrets' })
   async onMerchantConfigured(
@@ -16,9 +25,27 @@ export class MerchantConfiguredConsumer {
   ): Promise<void> {
     await this.configureMerchantSecret.execute(ctx.getTransaction(), {
       merchantId: event.data.merchantId,
-      signingSecret: event.data.signingSecret,
+      signingSecret: this.announcedSecret(event.data),
       tenantId: event.tenantid,
       configuredAt: new Date(event.time),
     });
+  }
+
+  /**
+   * The secret of an announcement: sealed under the key payments and this service share (a
+   * value that opens with neither of our keys fails the delivery, which is retried: payments
+   * may have a new key before we do), or in clear from a payments older than ADR 0039.
+   */
+  private announcedSecret(data: MerchantConfigured): string {
+    if (typeof data.signingSecretSealed === 'string') {
+      return this.secrets.open(
+        data.signingSecretSealed,
+        merchantAnnouncementLabel(data.merchantId),
+      );
+    }
+    if (typeof data.signingSecret === 'string') return data.signingSecret;
+    throw new NonRetryableError(
+      `the announcement of merchant ${data.merchantId} carries no signing secret`,
+    );
   }
 }

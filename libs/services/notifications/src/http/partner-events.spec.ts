@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createCloudEvent, EventTypes, type CloudEvent } from '@comanda/contracts';
+import {
+  createCloudEvent,
+  EventTypes,
+  merchantAnnouncementLabel,
+  type CloudEvent,
+  type MerchantConfigured,
+} from '@comanda/contracts';
 import { RabbitMqBus } from '@comanda/messaging';
 import { signBody } from '@comanda/outbound';
 import { startService, type RunningService } from '@comanda/runtime';
@@ -25,6 +31,7 @@ const TENANT = 'tenant-notifications';
 const MERCHANT = 'merchant-a';
 const SECRET = 'whsec-merchant-a-ünïcode';
 const SECRETS_KEY = randomBytes(32).toString('base64url');
+const box = new SecretBox(Buffer.from(SECRETS_KEY, 'base64url'));
 
 describe('the partner event receiver', () => {
   let database: TestDatabase;
@@ -70,21 +77,11 @@ describe('the partner event receiver', () => {
     sql = new Client({ connectionString: database.url });
     await sql.connect();
     // As payments announces a merchant: the only way the receiver learns its secret.
-    await observer.publish(
-      createCloudEvent('/comanda/payments', {
-        type: EventTypes.MerchantConfigured,
-        tenantId: TENANT,
-        subject: MERCHANT,
-        data: { merchantId: MERCHANT, signingSecret: SECRET },
-      }),
-    );
-    await waitFor('the merchant secret learnt from the bus', async () => {
-      const { rows } = await sql.query(
-        'SELECT 1 FROM notifications.merchant_secrets WHERE merchant_id = $1',
-        [MERCHANT],
-      );
-      return rows.length === 1 || undefined;
+    await announce(MERCHANT, {
+      merchantId: MERCHANT,
+      signingSecretSealed: box.seal(SECRET, merchantAnnouncementLabel(MERCHANT)),
     });
+    await waitFor('the merchant secret learnt from the bus', () => knows(MERCHANT));
   }, 60_000);
 
   afterAll(async () => {
@@ -99,6 +96,25 @@ describe('the partner event receiver', () => {
     await database?.drop();
     if (broker) await disposePlatformBroker(broker, [`${broker.queuePrefix}${OBSERVER_QUEUE}`]);
   });
+
+  function announce(merchantId: string, data: MerchantConfigured): Promise<void> {
+    return observer.publish(
+      createCloudEvent('/comanda/payments', {
+        type: EventTypes.MerchantConfigured,
+        tenantId: TENANT,
+        subject: merchantId,
+        data,
+      }),
+    );
+  }
+
+  async function knows(merchantId: string): Promise<true | undefined> {
+    const { rows } = await sql.query(
+      'SELECT 1 FROM notifications.merchant_secrets WHERE merchant_id = $1',
+      [merchantId],
+    );
+    return rows.length === 1 || undefined;
+  }
 
   function post(
     body: string,
@@ -165,6 +181,56 @@ describe('the partner event receiver', () => {
     const body = JSON.stringify(aPartnerEvent());
     expect((await post(body, signBody(SECRET, body))).status).toBe(200);
     expect((await post(body, signBody('another-secret', body))).status).toBe(401);
+  });
+
+  it('learns a secret an older payments announced in clear (an upgrade), and verifies with it', async () => {
+    const merchant = 'merchant-announced-in-clear';
+    await announce(merchant, {
+      merchantId: merchant,
+      signingSecret: 'whsec-from-an-older-payments',
+    });
+    await waitFor('the secret announced in clear', () => knows(merchant));
+    const body = JSON.stringify(aPartnerEvent());
+    const signed = signBody('whsec-from-an-older-payments', body);
+    expect((await post(body, signed, merchant)).status).toBe(200);
+  });
+
+  it('learns no secret from a sealed value bound to another merchant, or from an announcement without one', async () => {
+    const moved = 'merchant-with-a-moved-secret';
+    const empty = 'merchant-announced-without-a-secret';
+    const after = 'merchant-announced-after-them';
+    await announce(moved, {
+      merchantId: moved,
+      signingSecretSealed: box.seal('whsec-of-merchant-a', merchantAnnouncementLabel(MERCHANT)),
+    });
+    await announce(empty, { merchantId: empty });
+    await announce(after, {
+      merchantId: after,
+      signingSecretSealed: box.seal('whsec-after', merchantAnnouncementLabel(after)),
+    });
+    await waitFor('the announcement after them', () => knows(after));
+    // The moved value failed its delivery (retried: the key may be newer than ours), the
+    // empty one went to the dead letters at once; neither merchant has a secret.
+    const failed = await waitFor('the failed delivery of the moved value', async () => {
+      const { rows } = await sql.query(
+        'SELECT last_error FROM notifications.deliveries WHERE last_error LIKE $1',
+        [`%payment.merchant_configured:${moved}%`],
+      );
+      return (rows as Array<{ last_error: string }>)[0];
+    });
+    expect(failed.last_error).toMatch(/opens with neither COMANDA_SECRETS_KEY/);
+    const parked = await waitFor('the announcement without a secret, dead-lettered', async () => {
+      const { rows } = await sql.query(
+        `SELECT error FROM notifications.dead_letters WHERE event->>'subject' = $1`,
+        [empty],
+      );
+      return (rows as Array<{ error: string }>)[0];
+    });
+    expect(parked.error).toMatch(/carries no signing secret/);
+    expect(await knows(moved)).toBeUndefined();
+    expect(await knows(empty)).toBeUndefined();
+    const body = JSON.stringify(aPartnerEvent());
+    expect((await post(body, signBody('whsec-of-merchant-a', body), moved)).status).not.toBe(200);
   });
 
   it('has one effect when the same genuine event is posted three times', async () => {

@@ -4,6 +4,7 @@ import { openDatabase } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import { paymentsService } from '../payments.service-definition';
+import { openMigratedPaymentsSchema } from '../testing/migrated-schema';
 import { CreatePaymentTables1764000000000 } from './create-payment-tables.migration';
 
 describe('migration: merchant secrets sealed at rest (ADR 0033)', () => {
@@ -45,15 +46,7 @@ describe('migration: merchant secrets sealed at rest (ADR 0033)', () => {
     );
     await before.destroy();
 
-    const definition = paymentsService.database;
-    if (!definition || typeof definition.migrations !== 'function')
-      throw new Error('no migrations');
-    const after = await openDatabase({
-      url: db.url,
-      schema: 'payments',
-      entities: [],
-      migrations: [...MESSAGING_MIGRATIONS, ...definition.migrations({ COMANDA_SECRETS_KEY: key })],
-    });
+    const after = await openMigratedPaymentsSchema(db.url, key);
     try {
       const rows: Array<Record<string, string>> = await after.query(
         'SELECT * FROM payments.merchants ORDER BY id',

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { MerchantConfigured } from '@comanda/contracts';
 import type { Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import {
@@ -7,7 +6,10 @@ import {
   merchantSecretLabel,
 } from '../../persistence/merchant-secret.entity';
 
-export interface ConfigureMerchantSecretCommand extends MerchantConfigured {
+export interface ConfigureMerchantSecretCommand {
+  merchantId: string;
+  /** In clear: the consumer has opened the announced value. */
+  signingSecret: string;
   tenantId: string;
   /** When payments configured the merchant (the event's `time`). */
   configuredAt: Date;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EventTypes } from '@comanda/contracts';
+import { EventTypes, merchantAnnouncementLabel } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import { OutboundHttp, UnsafeUrlError } from '@comanda/outbound';
 import type { Tx } from '@comanda/persistence';
+import { SecretBox } from '@comanda/security';
 import type { Merchant } from '../../domain/merchant';
 import { MerchantRepository } from '../../persistence/merchant.repository';
 import { MerchantIdTakenError, PartnerUrlRefusedError } from './merchant.errors';
@@ -16,8 +17,8 @@ export interface MerchantInput {
 /**
  * Creates or replaces a merchant. The partner URL is checked against the deployment's
  * outbound policy here (and again at every connection by the sender); the secret is stored
- * sealed, and every save announces it to the notification receiver, which verifies partner
- * events with it.
+ * sealed, and every save announces it, sealed as well, to the notification receiver, which
+ * verifies partner events with it (ADR 0039).
  */
 @Injectable()
 export class ConfigureMerchant {
@@ -25,6 +26,7 @@ export class ConfigureMerchant {
     private readonly merchants: MerchantRepository,
     private readonly outbox: OutboxWriter,
     private readonly outbound: OutboundHttp,
+    private readonly secrets: SecretBox,
   ) {}
 
   /** Checked before the transaction opens: a DNS lookup must not hold one. */
@@ -59,13 +61,16 @@ export class ConfigureMerchant {
     // Another tenant created the id after the lock found none (a missing row locks nothing):
     // nothing was written, and its secret must not reach the receiver.
     if (!stored) throw new MerchantIdTakenError(id);
-    // The contract of this event carries the secret in clear (ADR 0030): the receiver needs
-    // it and reads no table of ours. A known exposure, in docs/security.md (ADR 0033).
+    // The receiver needs the secret and reads no table of ours (ADR 0030); it holds the same
+    // key, and the broker sees only the sealed value (ADR 0039).
     await this.outbox.add(tx, {
       type: EventTypes.MerchantConfigured,
       tenantId,
       subject: id,
-      data: { merchantId: id, signingSecret: input.signingSecret },
+      data: {
+        merchantId: id,
+        signingSecretSealed: this.secrets.seal(input.signingSecret, merchantAnnouncementLabel(id)),
+      },
     });
     return stored;
   }
