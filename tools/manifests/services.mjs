@@ -19,7 +19,11 @@ export const DEPLOYED_SERVICES = [
   { name: 'config-store' },
   { name: 'plugin-registry' },
   // Unset SMTP_URL: confirmation e-mails are only stored (GET /orders/{id}/confirmation-email).
-  { name: 'orders', environment: { SMTP_URL: '${SMTP_URL:-}' } },
+  // Webhook secrets are sealed at rest with COMANDA_SECRETS_KEY (ADR 0040).
+  {
+    name: 'orders',
+    environment: { SMTP_URL: '${SMTP_URL:-}', COMANDA_SECRETS_KEY: SECRETS_KEY },
+  },
   // Both seal merchants' signing secrets at rest with COMANDA_SECRETS_KEY (ADR 0033).
   { name: 'notifications', environment: { COMANDA_SECRETS_KEY: SECRETS_KEY } },
   { name: 'payments', environment: { COMANDA_SECRETS_KEY: SECRETS_KEY } },

@@ -29,7 +29,7 @@ const randomKey = () => randomBytes(32).toString('base64url');
  * Standalone mode's key material, each key from the environment when set, else random keys
  * made on first start and kept (mode 0600) in the data folder, reused after:
  * AUTH_KEY_ENCRYPTION_KEY / AUTH_SECRET_PEPPER (`auth-keys.json`) and COMANDA_SECRETS_KEY,
- * which seals merchants' signing secrets in payments and notifications (`secrets-key.json`).
+ * which seals secrets kept by orders, payments and notifications (`secrets-key.json`).
  * The environment the services start with, with the keys added.
  */
 export async function withStandaloneKeyMaterial(dataDir: string, env: Env): Promise<Env> {

@@ -2,7 +2,7 @@ export { ConfigError, loadConfig, snapshotEnv } from './config/load-config';
 export { RuntimeConfig } from './config/runtime.config';
 export { runServiceMain } from './run-service-main';
 export { onShutdownSignal } from './shutdown';
-export { RUNTIME_ENV, SERVICE_NAME } from './service-definition';
+export { RUNTIME_ENV, schemaMigrations, SERVICE_NAME } from './service-definition';
 export type {
   RunningService,
   RuntimeEnv,
@@ -15,3 +15,5 @@ export {
   localRequestHandler,
   registerLocalListener,
 } from './in-process/local-listeners';
+export { sealColumnMigration, sealedSecretsProviders } from './secrets/sealed-secrets';
+export type { SealedSecrets } from './secrets/sealed-secrets';

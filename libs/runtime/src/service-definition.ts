@@ -1,7 +1,7 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ConsumerDeclaration } from '@comanda/contracts';
-import type { MessageBus } from '@comanda/messaging';
+import { MESSAGING_MIGRATIONS, type MessageBus } from '@comanda/messaging';
 
 // TypeORM accepts entity classes of any constructor shape.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -86,3 +86,16 @@ export interface RunningService {
 
 export const RUNTIME_ENV = Symbol('RUNTIME_ENV');
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
+
+/**
+ * Every migration of a service's schema, in the order they run: the messaging tables, then the
+ * service's own (given the environment when they need a setting). None for a stateless one.
+ */
+export function schemaMigrations(definition: ServiceDefinition, env: RuntimeEnv): MigrationClass[] {
+  const migrations = definition.database?.migrations;
+  if (!migrations) return [];
+  return [
+    ...(MESSAGING_MIGRATIONS as MigrationClass[]),
+    ...(typeof migrations === 'function' ? migrations(env) : migrations),
+  ];
+}

@@ -22,7 +22,6 @@ import {
   DeferredRetries,
   Inbox,
   MESSAGE_BUS,
-  MESSAGING_MIGRATIONS,
   MessagingLifecycle,
   MessagingModule,
   OutboxRelay,
@@ -41,6 +40,7 @@ import { registerLocalListener } from './in-process/local-listeners';
 import { serveMetrics } from './metrics/service-metrics';
 import {
   RUNTIME_ENV,
+  schemaMigrations,
   SERVICE_NAME,
   type RunningService,
   type ServiceDefinition,
@@ -80,12 +80,7 @@ async function startInScope(
           url: options.databaseUrl,
           schema: database.schema,
           entities: database.entities,
-          migrations: [
-            ...MESSAGING_MIGRATIONS,
-            ...(typeof database.migrations === 'function'
-              ? database.migrations(options.env)
-              : database.migrations),
-          ],
+          migrations: schemaMigrations(definition, options.env),
           poolSize: config.DB_POOL_SIZE,
           preparedStatements: config.DB_PREPARED_STATEMENTS === 'true',
           applicationName: `comanda-${definition.name}`,

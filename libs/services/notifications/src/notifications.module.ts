@@ -2,24 +2,21 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { keepRawJsonBody } from '@comanda/http';
-import { RUNTIME_ENV, type RuntimeEnv } from '@comanda/runtime';
-import { SecretBox, secretBoxFrom } from '@comanda/security';
+import { sealedSecretsProviders } from '@comanda/runtime';
 import { MerchantConfiguredConsumer } from './consumers/merchant-configured.consumer';
 import { PARTNER_EVENTS_PATH, PartnerEventsController } from './http/partner-events.controller';
-import { MerchantSecretsResealing } from './persistence/merchant-secrets-resealing';
+import { merchantSecretColumn } from './persistence/merchant-secret.entity';
 import { ConfigureMerchantSecret } from './usecases/configure-merchant-secret/configure-merchant-secret.usecase';
 import { ReceivePartnerEvent } from './usecases/receive-partner-event/receive-partner-event.usecase';
 
 @Module({
   controllers: [PartnerEventsController, MerchantConfiguredConsumer],
   providers: [
-    {
-      // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
-      provide: SecretBox,
-      inject: [RUNTIME_ENV],
-      useFactory: (env: RuntimeEnv) => secretBoxFrom(env, 'notifications'),
-    },
-    MerchantSecretsResealing,
+    // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
+    ...sealedSecretsProviders({
+      service: 'notifications',
+      columns: (schema) => [merchantSecretColumn(schema)],
+    }),
     ReceivePartnerEvent,
     ConfigureMerchantSecret,
   ],

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { secretBoxFrom } from '@comanda/security';
 import { OrdersModule } from './orders.module';
 import { BasketEntity } from './persistence/basket.entity';
 import { ConfirmationEmailEntity } from './persistence/confirmation-email.entity';
@@ -6,7 +7,7 @@ import { CreateOrdersTables1764000000000 } from './persistence/create-orders-tab
 import { OrderChargesEntity } from './persistence/order-charges.entity';
 import { OrderEntity } from './persistence/order.entity';
 import { StoreEntity } from './persistence/store.entity';
-import { SUBSCRIPTION_ENTITIES, SUBSCRIPTION_MIGRATIONS } from './subscriptions';
+import { SUBSCRIPTION_ENTITIES, subscriptionMigrations } from './subscriptions';
 
 /** Stores, menus, baskets and orders under `/stores`, `/baskets`, `/orders`, schema `orders`. */
 export const ordersService: ServiceDefinition = {
@@ -21,7 +22,11 @@ export const ordersService: ServiceDefinition = {
       ConfirmationEmailEntity,
       ...SUBSCRIPTION_ENTITIES,
     ],
-    migrations: [CreateOrdersTables1764000000000, ...SUBSCRIPTION_MIGRATIONS],
+    // Sealing the webhook secrets stored in clear before needs the key (ADR 0040).
+    migrations: (env) => [
+      CreateOrdersTables1764000000000,
+      ...subscriptionMigrations(secretBoxFrom(env, 'orders')),
+    ],
   },
   module: OrdersModule,
   // Menus of the item limit with their mappingDetails fit; the gateway allows the same.

@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
 import { OutboundHttp, outboundPolicyFor } from '@comanda/outbound';
-import { loadConfig, RUNTIME_ENV, RuntimeConfig, type RuntimeEnv } from '@comanda/runtime';
-import { SecretBox, secretBoxFrom } from '@comanda/security';
+import {
+  loadConfig,
+  RUNTIME_ENV,
+  RuntimeConfig,
+  sealedSecretsProviders,
+  type RuntimeEnv,
+} from '@comanda/runtime';
 import { PaymentSagaConsumer } from './consumers/payment-saga.consumer';
 import { MerchantsController } from './http/merchants.controller';
 import { PaymentsController } from './http/payments.controller';
-import { MerchantRepository } from './persistence/merchant.repository';
-import { MerchantSecretsResealing } from './persistence/merchant-secrets-resealing';
+import { MerchantRepository, merchantSecretColumn } from './persistence/merchant.repository';
 import { PaymentRepository } from './persistence/payment.repository';
 import { PaymentsConfig } from './payments.config';
 import { OperationSender } from './sending/operation-sender';
@@ -34,15 +38,13 @@ import { StartPayment } from './usecases/start-payment/start-payment.usecase';
       useFactory: (runtime: RuntimeConfig) =>
         new OutboundHttp(outboundPolicyFor(runtime.COMANDA_ENVIRONMENT)),
     },
-    {
-      // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
-      provide: SecretBox,
-      inject: [RUNTIME_ENV],
-      useFactory: (env: RuntimeEnv) => secretBoxFrom(env, 'payments'),
-    },
+    // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
+    ...sealedSecretsProviders({
+      service: 'payments',
+      columns: (schema) => [merchantSecretColumn(schema)],
+    }),
     PaymentRepository,
     MerchantRepository,
-    MerchantSecretsResealing,
     OperationRecorder,
     PaymentAnnouncer,
     ApplyPaymentTrigger,

@@ -67,13 +67,16 @@ interface DistributedState {
   broker: TestBroker;
   build: string;
   authKeys: { AUTH_KEY_ENCRYPTION_KEY: string; AUTH_SECRET_PEPPER: string };
-  /** Seals merchants' signing secrets in payments and notifications (ADR 0033). */
+  /** Seals merchants' and webhooks' secrets in payments, notifications and orders. */
   secretsKey: string;
   /** The settings a service of the deployment runs with. */
   envOf(name: string): Record<string, string>;
 }
 
 const states = new WeakMap<Deployment, DistributedState>();
+
+/** The services that keep secrets sealed under COMANDA_SECRETS_KEY (ADRs 0033 and 0040). */
+const SEALING_SERVICES = new Set(['orders', 'payments', 'notifications']);
 
 /**
  * Distributed mode as compose runs it: each service of tools/manifests/services.mjs is its
@@ -147,9 +150,7 @@ export async function startDistributedDeployment(
             ...authKeys,
           }
         : {}),
-      ...(service.name === 'payments' || service.name === 'notifications'
-        ? { COMANDA_SECRETS_KEY: secretsKey }
-        : {}),
+      ...(SEALING_SERVICES.has(service.name) ? { COMANDA_SECRETS_KEY: secretsKey } : {}),
       LOG_LEVEL: 'warn',
       // Six pools against one PostgreSQL that other suites share (100 connections).
       DB_POOL_SIZE: '3',

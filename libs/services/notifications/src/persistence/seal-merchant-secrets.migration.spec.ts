@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MESSAGING_MIGRATIONS } from '@comanda/messaging';
 import { openDatabase } from '@comanda/persistence';
+import { schemaMigrations } from '@comanda/runtime';
 import { SecretBox } from '@comanda/security';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import { notificationsService } from '../notifications.service-definition';
@@ -27,14 +28,11 @@ describe('migration: merchant secrets sealed at rest in notifications (ADR 0033)
              ('m-2', 'tenant-b', 'secret-two-ünïcode', now())`);
     await before.destroy();
 
-    const definition = notificationsService.database;
-    if (!definition || typeof definition.migrations !== 'function')
-      throw new Error('no migrations');
     const after = await openDatabase({
       url: db.url,
       schema: 'notifications',
       entities: [],
-      migrations: [...MESSAGING_MIGRATIONS, ...definition.migrations({ COMANDA_SECRETS_KEY: key })],
+      migrations: schemaMigrations(notificationsService, { COMANDA_SECRETS_KEY: key }),
     });
     try {
       const rows: Array<Record<string, string>> = await after.query(

@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TimerService } from '@comanda/messaging';
 import { databaseNow, type Tx } from '@comanda/persistence';
+import { SecretBox } from '@comanda/security';
 import { scheduleAttempt, type DeliveryTimerPayload } from './delivery-timer';
 import { afterFailure, type RetryRules } from './retry-schedule';
 import { WebhookDeliveryEntity, type DeliveryAttempt } from './webhook-delivery.entity';
 import { WebhookSender, type WebhookPostResult } from './webhook-sender';
-import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
+import { WebhookSubscriptionEntity, webhookSecretLabel } from './webhook-subscription.entity';
 import { WebhooksConfig } from './webhooks.config';
 
 /** Attempts kept in a delivery's log. */
@@ -26,6 +27,7 @@ export class AttemptDelivery {
     private readonly sender: WebhookSender,
     private readonly timers: TimerService,
     config: WebhooksConfig,
+    private readonly secrets: SecretBox,
   ) {
     this.rules = {
       baseMs: config.WEBHOOK_RETRY_BASE_MS,
@@ -52,7 +54,7 @@ export class AttemptDelivery {
 
     const result = await this.sender.post({
       url: subscription.url,
-      secret: subscription.secret,
+      secret: this.secrets.open(subscription.secretSealed, webhookSecretLabel(subscription.id)),
       deliveryId: delivery.id,
       eventId: delivery.eventId,
       eventType: delivery.eventType,

@@ -1,4 +1,6 @@
+import type { SecretBox } from '@comanda/security';
 import { CreateWebhookTables1790000000000 } from './create-webhook-tables.migration';
+import { sealWebhookSecrets } from './seal-webhook-secrets.migration';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
 
@@ -14,6 +16,10 @@ export {
   SIGNATURE_HEADER_NAME,
 } from './webhook-sender';
 
+export { webhookSecretColumn } from './webhook-subscription.entity';
+
 export const SUBSCRIPTION_ENTITIES = [WebhookSubscriptionEntity, WebhookDeliveryEntity];
 /** Run after the orders migrations: the tables live in the orders schema. */
-export const SUBSCRIPTION_MIGRATIONS = [CreateWebhookTables1790000000000];
+export function subscriptionMigrations(box: SecretBox) {
+  return [CreateWebhookTables1790000000000, sealWebhookSecrets(box)];
+}

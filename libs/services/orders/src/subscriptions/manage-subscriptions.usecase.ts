@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
+import { SecretBox } from '@comanda/security';
 import type { SubscribableEventType } from './subscribable-events';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './subscription.errors';
 import {
@@ -9,7 +10,7 @@ import {
   type SubscriptionView,
 } from './subscription.views';
 import { WebhookSender } from './webhook-sender';
-import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
+import { WebhookSubscriptionEntity, webhookSecretLabel } from './webhook-subscription.entity';
 import { WebhooksConfig } from './webhooks.config';
 
 export interface CreateSubscriptionCommand {
@@ -25,6 +26,7 @@ export class ManageSubscriptions {
   constructor(
     private readonly sender: WebhookSender,
     private readonly config: WebhooksConfig,
+    private readonly secrets: SecretBox,
   ) {}
 
   async create(tx: Tx, command: CreateSubscriptionCommand): Promise<CreatedSubscriptionView> {
@@ -38,12 +40,14 @@ export class ManageSubscriptions {
     if ((await repository.count({ where: { tenantId: command.tenantId } })) >= limit) {
       throw new SubscriptionLimitReachedError(limit);
     }
+    const id = randomUUID();
+    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
     const row = repository.create({
-      id: randomUUID(),
+      id,
       tenantId: command.tenantId,
       url: command.url,
       types: [...new Set(command.types)],
-      secret: `whsec_${randomBytes(32).toString('base64url')}`,
+      secretSealed: this.secrets.seal(secret, webhookSecretLabel(id)),
       status: 'active',
       consecutiveFailures: 0,
       pausedAt: null,
@@ -51,7 +55,7 @@ export class ManageSubscriptions {
       createdBy: command.clientId,
     });
     const saved = await repository.save(row);
-    return { ...subscriptionView(saved), secret: saved.secret };
+    return { ...subscriptionView(saved), secret };
   }
 
   async list(tx: Tx, tenantId: string): Promise<SubscriptionView[]> {

@@ -1,16 +1,18 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCloudEvent, EventTypes, type CloudEvent } from '@comanda/contracts';
 import { MESSAGING_MIGRATIONS, TimerService } from '@comanda/messaging';
 import { verifySignature } from '@comanda/outbound';
 import { openDatabase, UnitOfWork, type Tx } from '@comanda/persistence';
+import { SecretBox } from '@comanda/security';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import { AttemptDelivery } from './attempt-delivery.usecase';
-import { CreateWebhookTables1790000000000 } from './create-webhook-tables.migration';
 import { DELIVERY_TIMER } from './delivery-timer';
 import { DeliveryLog } from './delivery-log.usecase';
 import { DeliveryRetentionTimer } from './delivery-retention.timer';
+import { subscriptionMigrations } from './index';
 import { EnqueueDeliveries } from './enqueue-deliveries.usecase';
 import { ManageSubscriptions } from './manage-subscriptions.usecase';
 import type { SubscribableEventType } from './subscribable-events';
@@ -76,6 +78,7 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
   let timers: TimerService;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const senders: WebhookSender[] = [];
+  const box = new SecretBox(randomBytes(32));
 
   function kit(overrides: Partial<WebhooksConfig> = {}) {
     const settings = config({
@@ -86,9 +89,9 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     const sender = new WebhookSender(settings);
     senders.push(sender);
     return {
-      manage: new ManageSubscriptions(sender, settings),
+      manage: new ManageSubscriptions(sender, settings, box),
       enqueue: new EnqueueDeliveries(timers, settings),
-      attempt: new AttemptDelivery(sender, timers, settings),
+      attempt: new AttemptDelivery(sender, timers, settings, box),
       log: new DeliveryLog(timers, settings),
     };
   }
@@ -123,7 +126,7 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
       url: db.url,
       schema: 'orders',
       entities: [WebhookSubscriptionEntity, WebhookDeliveryEntity],
-      migrations: [...MESSAGING_MIGRATIONS, CreateWebhookTables1790000000000],
+      migrations: [...MESSAGING_MIGRATIONS, ...subscriptionMigrations(box)],
     });
     timers = new TimerService({ service: 'orders', schema: 'orders' });
     receiver = await startReceiver();
@@ -170,6 +173,23 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     await expect(tx((m) => manage.get(m, 'tenant-a', created.id))).rejects.toMatchObject({
       code: 'subscription.not_found',
     });
+  });
+
+  it('keeps the secret sealed in its table, bound to the subscription', async () => {
+    const { manage } = kit();
+    const created = await subscribe(manage, 'tenant-a', EventTypes.OrderPlaced);
+    const [row] = (await dataSource.query(
+      'SELECT * FROM "orders"."webhook_subscriptions" WHERE id = $1',
+      [created.id],
+    )) as Array<Record<string, unknown>>;
+    expect(Object.keys(row)).not.toContain('secret');
+    expect(JSON.stringify(row)).not.toContain(created.secret);
+    const sealed = row['secret_sealed'] as string;
+    expect(box.open(sealed, `orders.webhook_subscriptions:${created.id}`)).toBe(created.secret);
+    expect(() => box.open(sealed, `orders.webhook_subscriptions:${randomUUID()}`)).toThrow(
+      /opens with neither/,
+    );
+    await tx((m) => manage.delete(m, 'tenant-a', created.id));
   });
 
   it('refuses a subscription beyond the per-tenant limit, also under concurrent creations', async () => {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { loadConfig, RUNTIME_ENV, type RuntimeEnv } from '@comanda/runtime';
+import { loadConfig, RUNTIME_ENV, sealedSecretsProviders, type RuntimeEnv } from '@comanda/runtime';
 import { AttemptDelivery } from './attempt-delivery.usecase';
 import { DeliveryLog } from './delivery-log.usecase';
 import { DeliveryRetentionTimer } from './delivery-retention.timer';
@@ -9,6 +9,7 @@ import { SubscriptionsController } from './subscriptions.controller';
 import { WebhookDeliveryTimer } from './webhook-delivery.timer';
 import { WebhookEventsConsumer } from './webhook-events.consumer';
 import { WebhookSender } from './webhook-sender';
+import { webhookSecretColumn } from './webhook-subscription.entity';
 import { WebhooksConfig } from './webhooks.config';
 
 /**
@@ -23,6 +24,11 @@ import { WebhooksConfig } from './webhooks.config';
       inject: [RUNTIME_ENV],
       useFactory: (env: RuntimeEnv) => loadConfig(WebhooksConfig, env),
     },
+    // Webhook secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0040).
+    ...sealedSecretsProviders({
+      service: 'orders',
+      columns: (schema) => [webhookSecretColumn(schema)],
+    }),
     WebhookSender,
     ManageSubscriptions,
     EnqueueDeliveries,

@@ -1,3 +1,4 @@
+import type { SealedColumn } from '@comanda/security';
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export type SubscriptionStatus = 'active' | 'paused';
@@ -18,9 +19,12 @@ export class WebhookSubscriptionEntity {
   @Column({ type: 'text', array: true })
   types!: string[];
 
-  /** Needed in clear to sign every delivery; shown to the client once, at creation. */
-  @Column({ type: 'text' })
-  secret!: string;
+  /**
+   * The secret every delivery is signed with, shown to the client once, at creation. Sealed
+   * under COMANDA_SECRETS_KEY, bound to the subscription (ADR 0040): opened only to sign.
+   */
+  @Column({ name: 'secret_sealed', type: 'text' })
+  secretSealed!: string;
 
   @Column({ type: 'text' })
   status!: SubscriptionStatus;
@@ -41,4 +45,19 @@ export class WebhookSubscriptionEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+}
+
+/** What a sealed secret is bound to: a value copied to another subscription's row does not open. */
+export function webhookSecretLabel(subscriptionId: string): string {
+  return `orders.webhook_subscriptions:${subscriptionId}`;
+}
+
+/** The sealed column, for the migration that sealed it and for re-sealing after a key change. */
+export function webhookSecretColumn(schema: string): SealedColumn {
+  return {
+    table: `"${schema}"."webhook_subscriptions"`,
+    key: 'id',
+    sealed: 'secret_sealed',
+    label: webhookSecretLabel,
+  };
 }

@@ -2,9 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { merchantAnnouncementLabel } from '@comanda/contracts';
 import { MESSAGING_MIGRATIONS } from '@comanda/messaging';
 import { openDatabase } from '@comanda/persistence';
+import { schemaMigrations } from '@comanda/runtime';
 import { SecretBox } from '@comanda/security';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { openMigratedPaymentsSchema } from '../testing/migrated-schema';
+import { paymentsService } from '../payments.service-definition';
 import { CreatePaymentTables1764000000000 } from './create-payment-tables.migration';
 import { sealMerchantSecrets } from './seal-merchant-secrets.migration';
 
@@ -50,7 +51,12 @@ describe('migration: merchant announcements sealed in the outbox (ADR 0039)', ()
     );
     await before.destroy();
 
-    const after = await openMigratedPaymentsSchema(db.url, key);
+    const after = await openDatabase({
+      url: db.url,
+      schema: 'payments',
+      entities: [],
+      migrations: schemaMigrations(paymentsService, { COMANDA_SECRETS_KEY: key }),
+    });
     try {
       const rows = (await after.query(
         `SELECT subject, event_type, published_at IS NULL AS pending, event

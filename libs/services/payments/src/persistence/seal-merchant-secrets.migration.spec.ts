@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MESSAGING_MIGRATIONS } from '@comanda/messaging';
 import { openDatabase } from '@comanda/persistence';
+import { schemaMigrations } from '@comanda/runtime';
 import { SecretBox } from '@comanda/security';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import { paymentsService } from '../payments.service-definition';
-import { openMigratedPaymentsSchema } from '../testing/migrated-schema';
 import { CreatePaymentTables1764000000000 } from './create-payment-tables.migration';
 
 describe('migration: merchant secrets sealed at rest (ADR 0033)', () => {
@@ -46,7 +46,12 @@ describe('migration: merchant secrets sealed at rest (ADR 0033)', () => {
     );
     await before.destroy();
 
-    const after = await openMigratedPaymentsSchema(db.url, key);
+    const after = await openDatabase({
+      url: db.url,
+      schema: 'payments',
+      entities: [],
+      migrations: schemaMigrations(paymentsService, { COMANDA_SECRETS_KEY: key }),
+    });
     try {
       const rows: Array<Record<string, string>> = await after.query(
         'SELECT * FROM payments.merchants ORDER BY id',
@@ -76,11 +81,7 @@ describe('migration: merchant secrets sealed at rest (ADR 0033)', () => {
   });
 
   it('does not start without COMANDA_SECRETS_KEY', () => {
-    const definition = paymentsService.database;
-    if (!definition || typeof definition.migrations !== 'function')
-      throw new Error('no migrations');
-    const migrations = definition.migrations;
-    expect(() => migrations({})).toThrow(
+    expect(() => schemaMigrations(paymentsService, {})).toThrow(
       /the payments service refuses to start without COMANDA_SECRETS_KEY/,
     );
   });
