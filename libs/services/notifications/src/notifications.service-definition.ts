@@ -6,6 +6,7 @@ import { CreateNotificationTables1763900000000 } from './persistence/create-noti
 import { MerchantSecretEntity } from './persistence/merchant-secret.entity';
 import { PartnerEventEntity } from './persistence/partner-event.entity';
 import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
+import { sealRetainedAnnouncements } from './persistence/seal-retained-announcements.migration';
 
 export { NOTIFICATIONS_BODY_LIMIT_BYTES };
 
@@ -16,10 +17,14 @@ export const notificationsService: ServiceDefinition = {
     schema: 'notifications',
     entities: [MerchantSecretEntity, PartnerEventEntity],
     // Sealing the secrets kept in clear before needs the key.
-    migrations: (env) => [
-      CreateNotificationTables1763900000000,
-      sealMerchantSecrets(secretBoxFrom(env, 'notifications')),
-    ],
+    migrations: (env) => {
+      const box = secretBoxFrom(env, 'notifications');
+      return [
+        CreateNotificationTables1763900000000,
+        sealMerchantSecrets(box),
+        sealRetainedAnnouncements(box),
+      ];
+    },
   },
   module: NotificationsModule,
   // Partners sign their events; they carry neither a bearer token nor X-Api-Version.
