@@ -34,6 +34,12 @@ export class PaymentsConfig {
   @Min(10)
   PAYMENT_SEND_RETRY_MAX_MS: number = 15_000;
 
+  /** Operations sent side by side, to all partners together; each holds one while it waits. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  PAYMENT_SEND_CONCURRENCY: number = 64;
+
   /** One request to a partner, connect to last byte. */
   @IsInt()
   @Min(100)

@@ -210,6 +210,33 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
     expect(registrations[0]?.idempotencyKey).toBe(registrations[0]?.body.operationId);
   });
 
+  it("sends a merchant's operations while another merchant's partner hangs", async () => {
+    const hanging = new FakePartner(SECRET, async () => undefined);
+    const hangingUrl = await hanging.start();
+    try {
+      hanging.script('hang', () => ({ status: 202, hang: true }));
+      await harness.configureMerchant('merchant-hanging', hangingUrl);
+      // More than one look claims: every one of them holds a request open for 10 s.
+      const stuck = await Promise.all(
+        Array.from({ length: 20 }, () => harness.checkout('merchant-hanging', 'hang')),
+      );
+      await waitFor('the hanging partner holds every registration', () =>
+        stuck.every((orderId) =>
+          hanging.received.some((operation) => operation.body.orderId === orderId),
+        ),
+      );
+      const orderId = await harness.checkout(MERCHANT, 'healthy');
+      await waitFor(
+        'payment.authorized beside the hanging partner',
+        () => harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+        // Far below PAYMENT_SEND_REQUEST_TIMEOUT_MS (10 s), which a hanging post takes.
+        { timeoutMs: 4_000 },
+      );
+    } finally {
+      await hanging.stop();
+    }
+  });
+
   it('never follows a redirect from the partner', async () => {
     const target = new FakePartner('other', async () => undefined);
     const targetUrl = await target.start();

@@ -22,6 +22,9 @@ interface ClaimedOperation {
   signing_secret_sealed: string | null;
 }
 
+/** Operations claimed at most in one look. */
+const CLAIM_BATCH = 16;
+
 type SendResult =
   { kind: 'accepted' } | { kind: 'rejected'; reason: string } | { kind: 'retry'; error: string };
 
@@ -32,13 +35,19 @@ type SendResult =
  * the operation is posted again with the same body and `Idempotency-Key`, which the partner
  * deduplicates: an operation is never lost and never decided twice. Network errors and 5xx
  * are retried with back-off until the operation's deadline; the timeout timer decides then.
+ * Sends run side by side, up to `PAYMENT_SEND_CONCURRENCY`, and each holds one slot while its
+ * partner answers: a partner that hangs delays its own operations, never another merchant's.
  */
 @Injectable()
 export class OperationSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OperationSender.name);
   private readonly leaseMs: number;
   private timer: NodeJS.Timeout | undefined;
+  /** The look for due operations under way, if any. */
   private running: Promise<void> | undefined;
+  /** A slot came free during a look: look again when it ends. */
+  private lookAgain = false;
+  private readonly sending = new Set<Promise<void>>();
   private stopped = true;
 
   constructor(
@@ -61,11 +70,18 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.sending);
     await this.outbound.close();
   }
 
-  /** Claims and sends one batch of due operations; returns how many were claimed. */
+  /**
+   * Claims due operations, as many as there are free sending slots, and starts sending each;
+   * returns how many it claimed, without waiting for their sends (each frees its slot and
+   * looks again when it ends).
+   */
   async sendDue(): Promise<number> {
+    const free = Math.min(CLAIM_BATCH, this.config.PAYMENT_SEND_CONCURRENCY - this.sending.size);
+    if (free <= 0) return 0;
     const schema = schemaOf(this.dataSource);
     const [claimed]: [ClaimedOperation[], number] = await this.dataSource.query(
       `UPDATE "${schema}"."payment_operations" o
@@ -74,29 +90,57 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
          SELECT id FROM "${schema}"."payment_operations"
          WHERE status = 'sending' AND next_send_at <= now() AND deadline_at > now()
            AND (locked_until IS NULL OR locked_until < now())
-         ORDER BY next_send_at LIMIT 16
+         ORDER BY next_send_at LIMIT $2
          FOR UPDATE SKIP LOCKED
        ) due
        WHERE o.id = due.id
        RETURNING o.id, o.payment_id, o.merchant_id, o.body, o.send_attempts,
          (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
          (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed`,
-      [this.leaseMs],
+      [this.leaseMs, free],
     );
-    await Promise.all(claimed.map((operation) => this.sendOne(operation)));
+    for (const operation of claimed) {
+      const send: Promise<void> = this.sendOne(operation)
+        .catch((error: unknown) => {
+          // The lease runs out and the operation is sent again.
+          this.logger.error(`sending operation ${operation.id} failed: ${describe(error)}`);
+        })
+        .finally(() => {
+          this.sending.delete(send);
+          this.wake();
+        });
+      this.sending.add(send);
+    }
     return claimed.length;
+  }
+
+  /** A slot came free: look for due operations now, or as soon as the look under way ends. */
+  private wake(): void {
+    if (this.running) this.lookAgain = true;
+    else this.schedule(0);
   }
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.sendDue()
-        .then((claimed) => this.schedule(claimed > 0 ? 0 : this.config.PAYMENT_SEND_POLL_MS))
-        .catch((error: unknown) => {
+      this.timer = undefined;
+      this.running = this.sendDue().then(
+        (claimed) => this.afterLook(claimed > 0),
+        (error: unknown) => {
           this.logger.error(`sending payment operations failed: ${describe(error)}`);
-          this.schedule(this.config.PAYMENT_SEND_POLL_MS);
-        });
+          this.afterLook(false);
+        },
+      );
     }, delayMs);
+  }
+
+  private afterLook(claimedSome: boolean): void {
+    this.running = undefined;
+    const again = claimedSome || this.lookAgain;
+    this.lookAgain = false;
+    const full = this.sending.size >= this.config.PAYMENT_SEND_CONCURRENCY;
+    this.schedule(again && !full ? 0 : this.config.PAYMENT_SEND_POLL_MS);
   }
 
   private async sendOne(operation: ClaimedOperation): Promise<void> {

@@ -17,6 +17,8 @@ export interface ReceivedOperation {
 /** What the partner answers to one request, and which event (if any) it sends after. */
 export interface PartnerReply {
   status: number;
+  /** Never answers: the request stays open until the partner stops. */
+  hang?: boolean;
   headers?: Record<string, string>;
   event?: PartnerEventType;
 }
@@ -94,6 +96,7 @@ export class FakePartner {
         .valid,
       status: reply.status,
     });
+    if (reply.hang) return;
     response.writeHead(reply.status, reply.headers).end();
     if (reply.event) await this.deliver(body, reply.event);
   }
