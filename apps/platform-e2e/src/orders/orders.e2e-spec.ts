@@ -607,6 +607,62 @@ describe('orders through the gateway', () => {
       expect(o.guest).toEqual(GUEST);
     });
 
+    it('refuses a checkout whose discount no longer fits a charge item priced anew', async () => {
+      const tenant = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
+      const storeId = await seedStore(tenant, { paymentMerchantId: 'merchant-1' });
+      const charges = (amount: number) => ({
+        id: 'charges',
+        values: { deliveryFee: { title: 'Delivery', amount, mappingDetails: {} } },
+      });
+      const created = await tenant.as(
+        ['configs:write'],
+        'POST',
+        '/entities/order-charges/configs',
+        charges(300),
+      );
+      expect(created.status).toBe(200);
+      const basket = await tenant.as<Order>(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'delivery',
+        guest: GUEST,
+      });
+      const basketPath = `/baskets/${basket.json.id}`;
+      await tenant.as(['storefront'], 'POST', `${basketPath}/items`, {
+        menuItemId: 'burger',
+        quantity: 1,
+      });
+      const feeUnit = await waitFor('the delivery fee from the config', async () => {
+        const read = await tenant.as<Order>(['storefront'], 'GET', basketPath);
+        return read.json.chargeItems[0]?.units[0]?.id as string | undefined;
+      });
+      const discounted = await tenant.as(['loyalty:write'], 'POST', `${basketPath}/discounts`, {
+        id: 'free-delivery',
+        title: 'Free delivery',
+        mappingDetails: {},
+        amounts: [{ itemId: 'delivery-fee', unitId: feeUnit, value: 300 }],
+      });
+      expect(discounted.status).toBe(201);
+
+      // The fee is lowered after the discount was granted: it would now take 200 off the burger.
+      const lowered = await tenant.as(
+        ['configs:write'],
+        'PUT',
+        '/entities/order-charges/configs',
+        charges(100),
+      );
+      expect(lowered.status).toBe(200);
+      await waitFor('the lowered fee in the basket', async () => {
+        const read = await tenant.as<Order>(['storefront'], 'GET', basketPath);
+        return read.json.chargeItems[0]?.unitPrice === 100;
+      });
+      const checkout = await tenant.as<Order>(['storefront'], 'POST', `${basketPath}/checkout`, {});
+      expect(checkout.status).toBe(409);
+      expect(checkout.json).toMatchObject({ code: 'discount.invalid_target' });
+      expect(checkout.json.detail).toMatch(/free-delivery.*costs 100/);
+      const after = await tenant.as<Order>(['storefront'], 'GET', basketPath);
+      expect(after.json.orderId ?? null).toBeNull();
+    });
+
     it('redacts guest name, e-mail, phone and address without personal-data:read, in the order, the ready list, the session start and the basket', async () => {
       const { orderId, basketId } = await placeBasket(tenant, storeId, { fulfillment: 'delivery' });
       const redacted = {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
+import { checkDiscountAmounts } from '../../domain/basket';
 import { record, totalsOf } from '../../domain/order';
 import {
   BasketCheckedOutError,
@@ -63,6 +64,8 @@ export class Checkout {
       throw new PaymentMerchantMismatchError(store.storeId);
     }
     const priced = priceBasket(basket, store.currency, chargeValues);
+    // The charge items are priced now: the discounts on them must still fit.
+    checkDiscountAmounts(priced.items, basket.discounts);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       tenantId,
