@@ -470,6 +470,32 @@ describe('orders through the gateway', () => {
       ).toBe(200);
     });
 
+    it('answers 409, never a deadlock, to concurrent pos/placed sharing many refs in opposite orders', async () => {
+      for (let round = 0; round < 25; round += 1) {
+        const values = Array.from({ length: 40 }, (_, i) => `pos-${round}-${i}-${randomUUID()}`);
+        const refsIn = (order: string[]) =>
+          Object.fromEntries(order.map((value, i) => [`ref${i}`, value]));
+        const [a, b] = await Promise.all([
+          placeBasket(tenant, storeId),
+          placeBasket(tenant, storeId),
+        ]);
+        const answers = await Promise.all(
+          [
+            [a, values],
+            [b, [...values].reverse()],
+          ].map(([o, order]) =>
+            tenant.as(
+              [...placement],
+              'POST',
+              `/orders/${(o as { orderId: string }).orderId}/pos/placed`,
+              placedReport(refsIn(order as string[])),
+            ),
+          ),
+        );
+        expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      }
+    });
+
     it('lets exactly one of two concurrent pos/placed sharing a ref win', async () => {
       const value = `pos-${randomUUID()}`;
       const [a, b] = await Promise.all([

@@ -7,7 +7,9 @@ export class OrderRefsRepository {
   /**
    * Ties each value to the order; answers the values another order of the tenant holds.
    * One insert with ON CONFLICT: a concurrent claim of the same value waits for the other
-   * transaction and, once that commits, finds the value taken (no read-then-write).
+   * transaction and, once that commits, finds the value taken (no read-then-write). Values
+   * are inserted in one order whatever the caller's: two reports sharing values wait on each
+   * other in turn instead of each holding one the other needs (a deadlock, then a 500).
    */
   async claim(
     tx: Tx,
@@ -19,7 +21,7 @@ export class OrderRefsRepository {
     for (const [key, value] of Object.entries(refs))
       if (!byValue.has(value)) byValue.set(value, key);
     if (byValue.size === 0) return [];
-    const values = [...byValue.keys()];
+    const values = [...byValue.keys()].sort();
     const keys = values.map((value) => byValue.get(value) as string);
     const claimed: Array<{ ref_value: string }> = await tx.query(
       `INSERT INTO ${schemaOfTx(tx)}.order_refs (tenant_id, ref_value, ref_key, order_id)
