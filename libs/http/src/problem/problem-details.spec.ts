@@ -99,6 +99,15 @@ describe('problem+json error responses', () => {
     expectProblem(await call(`${url}/nowhere`, { method: 'PUT' }), 404, 'route.not_found');
   });
 
+  it('answers 404, as the router does, for a known path spelled with a trailing or double slash', async () => {
+    for (const path of ['/kitchen/', '//kitchen']) {
+      const response = await call(`${url}${path}`, { method: 'DELETE' });
+      expectProblem(response, 404, 'route.not_found');
+      expect(response.headers.get('allow')).toBeNull();
+    }
+    expectProblem(await call(`${url}/kitchen/`), 404, 'route.not_found');
+  });
+
   it('tells a missing resource (resource.not_found) from an unknown route', async () => {
     const body = expectProblem(await call(`${url}/orders/missing`), 404, 'resource.not_found');
     expect(body.detail).toBe('Order 123 does not exist.');

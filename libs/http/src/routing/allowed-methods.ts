@@ -11,10 +11,13 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 /**
  * Records every route Fastify registers from now on, so a request for a known path with a
  * method it lacks can be told apart from an unknown path (405 with `Allow`, not 404).
- * Catch-all routes (`*`) are left out: they would make every path known.
+ * Catch-all routes (`*`) are left out: they would make every path known. Paths are matched
+ * as Fastify's router matches them (trailing and duplicate slashes, case): `/a/` is known
+ * only where Fastify serves `/a/`.
  */
 export function trackRoutes(fastify: FastifyInstance): void {
-  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  const { ignoreTrailingSlash, ignoreDuplicateSlashes, caseSensitive } = fastify.initialConfig;
+  const router = FindMyWay({ ignoreTrailingSlash, ignoreDuplicateSlashes, caseSensitive });
   routers.set(fastify, router);
   const list: Array<{ method: string; url: string }> = [];
   routeLists.set(fastify, list);
