@@ -203,6 +203,16 @@ describe('orders through the gateway', () => {
       });
       expect(wrongMerchant.status).toBe(409);
       expect(wrongMerchant.json).toMatchObject({ code: 'checkout.merchant_mismatch' });
+      for (const requestedReadyTime of ['2030-01-01', '2030-W01-1', '2030-01-01T12:00:00']) {
+        const notAnInstant = await tenant.as<Order>(['storefront'], 'POST', '/baskets', {
+          storeId,
+          fulfillment: 'pickup',
+          guest: GUEST,
+          requestedReadyTime,
+        });
+        expect(notAnInstant.status).toBe(400);
+        expect(notAnInstant.json.errors[0].path).toBe('requestedReadyTime');
+      }
     });
   });
 
@@ -400,6 +410,16 @@ describe('orders through the gateway', () => {
         { ...placedReport(), orderRefsDict: { a: 1 } },
         { ...placedReport(), receipt: 42 },
         { ...placedReport(), extensions: [1] },
+        // ISO 8601 forms that are not an instant: a date, week and ordinal dates, no zone.
+        { ...placedReport(), datePlaced: '2026-11-23' },
+        { ...placedReport(), datePlaced: '2026-W47-1' },
+        { ...placedReport(), estimatedReadyTime: '2026-327' },
+        { ...placedReport(), estimatedReadyTime: '2026-11-23T18:00:05' },
+        { ...placedReport(), cancelableUntil: '2026-02-30T18:00:00Z' },
+        // A guest-facing name with no text, or a line break (it goes into mail subjects).
+        { ...placedReport(), orderName: '   ' },
+        { ...placedReport(), orderName: 'A12\r\nBcc: x@example.com' },
+        { ...placedReport(), orderRefsDict: { '': 'pos-1' } },
       ];
       for (const body of cases) {
         const response = await tenant.as<Order>(
@@ -408,10 +428,20 @@ describe('orders through the gateway', () => {
           `/orders/${orderId}/pos/placed`,
           body,
         );
-        expect(response.status).toBe(400);
+        expect({ body, status: response.status }).toEqual({ body, status: 400 });
         expect(response.json.errors.length).toBeGreaterThan(0);
       }
       expect((await order(orderId)).status).toBe('ready');
+      const offset = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/pos/placed`,
+        {
+          ...placedReport(),
+          datePlaced: '2026-11-23T19:00:00.250+01:00',
+        },
+      );
+      expect(offset.status).toBe(200);
     });
   });
 

@@ -7,7 +7,6 @@ import {
   IsEmail,
   IsIn,
   IsInt,
-  IsISO8601,
   IsOptional,
   IsString,
   Length,
@@ -19,7 +18,7 @@ import {
 import { LIMITS } from '../domain/limits';
 import type { MappingDetails } from '../domain/mapping-details';
 import type { Address } from '../domain/order';
-import { IsAddress, IsMappingDetails } from './validators';
+import { IsAddress, IsDateTime, IsMappingDetails } from './validators';
 
 export class GuestDto {
   @ApiProperty({ maxLength: LIMITS.guestNameLength })
@@ -81,8 +80,7 @@ export class CreateBasketDto {
 
   @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
-  @IsISO8601({ strict: true, strictSeparator: true })
-  @MaxLength(64)
+  @IsDateTime()
   requestedReadyTime?: string;
 
   @ApiProperty({ type: GuestDto })

@@ -1,9 +1,44 @@
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import {
+  IsISO8601,
+  IsRFC3339,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  type ValidationOptions,
+} from 'class-validator';
 import { LIMITS } from '../domain/limits';
 import { mappingDetailsProblem } from '../domain/mapping-details';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const DATE_TIME_MESSAGE =
+  '$property must be an RFC 3339 date-time with a time zone, such as 2026-11-23T18:20:00Z';
+
+/**
+ * The spec's "ISO 8601 datetime", in the one form every POS and mail client reads alike: an
+ * RFC 3339 date-time with its offset (`2026-11-23T18:20:00Z`, `…T19:20:00+01:00`) naming a
+ * real day. Dates alone, week or ordinal dates and local times without a zone are refused.
+ */
+export function IsDateTime(): PropertyDecorator {
+  return applyDecorators(
+    IsRFC3339({ message: DATE_TIME_MESSAGE }),
+    IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }),
+    MaxLength(64),
+  );
+}
+
+/** A name people read (an order's check number): some visible text, no line breaks or control characters. */
+export function IsDisplayName(): PropertyDecorator {
+  return applyDecorators(
+    Matches(/\S/, { message: '$property must not be blank' }),
+    // eslint-disable-next-line no-control-regex
+    Matches(/^[^\u0000-\u001f\u007f]*$/, {
+      message: '$property must not contain line breaks or control characters',
+    }),
+  );
 }
 
 export function IsMappingDetails(options?: ValidationOptions): PropertyDecorator {
@@ -34,6 +69,7 @@ export function IsStringMap(
           Object.keys(value).length <= maxEntries &&
           Object.entries(value).every(
             ([key, entry]) =>
+              key.length > 0 &&
               key.length <= maxLength &&
               typeof entry === 'string' &&
               entry.length > 0 &&
