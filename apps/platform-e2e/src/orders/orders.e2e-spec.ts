@@ -261,6 +261,49 @@ describe('orders through the gateway', () => {
       expect(after.timeline.filter((e: Order) => e.type === 'callback_refused')).toHaveLength(2);
     });
 
+    it('keeps one counted timeline entry for a refused callback a POS repeats, not its bodies', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const sessionId = randomUUID();
+      for (let i = 0; i < 3; i += 1) {
+        const start = await tenant.as(
+          [...placement],
+          'POST',
+          `/orders/${orderId}/place-order-session/start`,
+          {
+            placeOrderSessionId: sessionId,
+          },
+        );
+        expect(start.status).toBe(200);
+      }
+      expect(
+        (await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/placed`, placedReport()))
+          .status,
+      ).toBe(200);
+      const bulky = { ...placedReport(), extensions: { note: 'x'.repeat(60_000) } };
+      for (let i = 0; i < 30; i += 1) {
+        const again = await tenant.as(
+          [...placement],
+          'POST',
+          `/orders/${orderId}/pos/placed`,
+          bulky,
+        );
+        expect(again.status).toBe(405);
+      }
+      const read = await tenant.as<Order>(['orders:read'], 'GET', `/orders/${orderId}`);
+      expect(read.text.length).toBeLessThan(20_000);
+      const refused = read.json.timeline.filter((e: Order) => e.type === 'callback_refused');
+      expect(refused).toHaveLength(1);
+      expect(refused[0].detail).toMatchObject({ callback: 'pos/placed', repeats: 30 });
+      const types = read.json.timeline.map((e: Order) => e.type);
+      expect(types.filter((type: string) => type === 'session_started')).toHaveLength(1);
+      expect(
+        read.json.timeline.find((e: Order) => e.type === 'session_resumed').detail,
+      ).toMatchObject({
+        placeOrderSessionId: sessionId,
+        repeats: 2,
+      });
+    });
+
     it('closed → pos/failed: finalized as failed with the POS code, order.placement_failed (cause pos); then 405 on both callbacks', async () => {
       const { orderId } = await placeBasket(tenant, storeId);
       await tenant.as([...placement], 'POST', `/orders/${orderId}/place-order-session/start`, {

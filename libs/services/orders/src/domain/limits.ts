@@ -35,6 +35,8 @@ export const LIMITS = {
   failureCodeLength: 200,
   failureMessageLength: 2000,
   failureDataBytes: 64 * 1024,
+  /** Timeline entries of refused or repeated calls; more add to the count of the last one. */
+  repeatedCallEntries: 20,
   pageSizeDefault: 20,
   pageSizeMax: 100,
 } as const;

@@ -1,5 +1,13 @@
 import { anOrder } from '../testing/order.builder';
-import { isFinalized, move, nextStatus, ORDER_STATUSES, type OrderTrigger } from './order';
+import { LIMITS } from './limits';
+import {
+  isFinalized,
+  move,
+  nextStatus,
+  ORDER_STATUSES,
+  recordRepeated,
+  type OrderTrigger,
+} from './order';
 import { OrderAlreadyFinalizedError, OrderNotReadyError } from './order.errors';
 
 const NOW = new Date('2026-11-23T18:00:00Z');
@@ -69,5 +77,40 @@ describe('the order placement state table', () => {
         expect(nextStatus(status, trigger)).toBeUndefined();
       }
     }
+  });
+});
+
+describe('calls that change nothing, in the timeline', () => {
+  const LATER = new Date('2026-11-23T18:05:00Z');
+
+  it('counts the same call right after itself on one entry', () => {
+    const order = anOrder().ready().build();
+    const before = order.timeline.length;
+    for (let i = 0; i < 30; i += 1) {
+      recordRepeated(order, 'callback_refused', i === 29 ? LATER : NOW, { callback: 'pos/placed' });
+    }
+    expect(order.timeline).toHaveLength(before + 1);
+    expect(order.timeline.at(-1)?.detail).toEqual({
+      callback: 'pos/placed',
+      repeats: 30,
+      lastAt: LATER.toISOString(),
+    });
+  });
+
+  it('writes a new entry for another call, up to a bound, then only counts', () => {
+    const order = anOrder().ready().build();
+    const before = order.timeline.length;
+    for (let i = 0; i < 100; i += 1) {
+      recordRepeated(order, 'callback_refused', NOW, {
+        callback: i % 2 === 0 ? 'pos/placed' : 'pos/failed',
+      });
+    }
+    const refused = order.timeline.slice(before);
+    expect(refused).toHaveLength(LIMITS.repeatedCallEntries);
+    const counted = refused.reduce(
+      (sum, entry) => sum + (typeof entry.detail?.repeats === 'number' ? entry.detail.repeats : 1),
+      0,
+    );
+    expect(counted).toBe(100);
   });
 });

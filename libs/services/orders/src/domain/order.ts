@@ -1,4 +1,5 @@
 import { lookupTable } from '@comanda/http';
+import { LIMITS } from './limits';
 import type { MappingDetails } from './mapping-details';
 import { OrderAlreadyFinalizedError, OrderNotReadyError } from './order.errors';
 
@@ -222,6 +223,47 @@ export function record(
     { at: now.toISOString(), type, status: order.status, ...(detail ? { detail } : {}) },
   ];
   order.updatedAt = now;
+}
+
+/**
+ * Records a call that changed nothing (a refused callback, a repeated session start) without
+ * letting a client that retries grow the order: the same call right after itself adds to a
+ * count on its entry (`repeats`, `lastAt`), and past `LIMITS.repeatedCallEntries` such
+ * entries every one does. `detail` is a summary, never a whole request body.
+ */
+export function recordRepeated(
+  order: OrderLifecycle,
+  type: string,
+  now: Date,
+  detail: Record<string, unknown>,
+): void {
+  const entries = order.timeline.filter((entry) => entry.type === type);
+  const last = order.timeline.at(-1);
+  const again =
+    last?.type === type && JSON.stringify(withoutCount(last.detail)) === JSON.stringify(detail);
+  const into = again
+    ? last
+    : entries.length >= LIMITS.repeatedCallEntries
+      ? entries.at(-1)
+      : undefined;
+  if (!into) {
+    record(order, type, now, detail);
+    return;
+  }
+  const repeats = typeof into.detail?.repeats === 'number' ? into.detail.repeats : 1;
+  order.timeline = order.timeline.map((entry) =>
+    entry === into
+      ? { ...entry, detail: { ...entry.detail, repeats: repeats + 1, lastAt: now.toISOString() } }
+      : entry,
+  );
+  order.updatedAt = now;
+}
+
+function withoutCount(detail: Record<string, unknown> | undefined): Record<string, unknown> {
+  const rest = { ...detail };
+  delete rest.repeats;
+  delete rest.lastAt;
+  return rest;
 }
 
 /** Moves the order by `trigger` (or throws, see `transition`) and writes it to the timeline. */

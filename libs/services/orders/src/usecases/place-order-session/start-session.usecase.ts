@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { databaseNow, type Tx } from '@comanda/persistence';
-import { move, record } from '../../domain/order';
+import { move, recordRepeated, transition } from '../../domain/order';
 import type { OrderEntity } from '../../persistence/order.entity';
 import { OrderRepository } from '../../persistence/order.repository';
 import { OrderAnnouncer } from '../order-announcer';
@@ -29,8 +29,8 @@ export class StartSession {
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
     const first = order.status === 'ready';
-    move(order, 'session_started', now, { placeOrderSessionId: command.placeOrderSessionId });
     if (first) {
+      move(order, 'session_started', now, { placeOrderSessionId: command.placeOrderSessionId });
       const expiresAt = await this.timers.armPlacement(tx, order.tenantId, order.id, now);
       order.placement = {
         sessionId: command.placeOrderSessionId,
@@ -38,8 +38,11 @@ export class StartSession {
         expiresAt: expiresAt.toISOString(),
       };
       await this.announcer.placementStarted(tx, order);
-    } else if (order.placement?.sessionId !== command.placeOrderSessionId) {
-      record(order, 'session_resumed_with_other_id', now, {
+    } else {
+      // A repeat: refused unless the session is under way, and counted, not written again.
+      transition(order.id, order.status, 'session_started');
+      const sameId = order.placement?.sessionId === command.placeOrderSessionId;
+      recordRepeated(order, sameId ? 'session_resumed' : 'session_resumed_with_other_id', now, {
         placeOrderSessionId: command.placeOrderSessionId,
       });
     }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { databaseNow, type Tx } from '@comanda/persistence';
-import { isFinalized, move, record } from '../../domain/order';
+import { isFinalized, move, recordRepeated } from '../../domain/order';
 import { OrderAlreadyFinalizedError } from '../../domain/order.errors';
 import { OrderRepository } from '../../persistence/order.repository';
 import type { CallbackOutcome } from '../callback-outcome';
@@ -28,9 +28,11 @@ export class ReportFailed {
     await this.timers.disarm(tx, command.orderId);
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
-    const report = { code: command.code, message: command.message, data: command.data };
     if (isFinalized(order.status)) {
-      record(order, 'callback_refused', now, { callback: 'pos/failed', report });
+      recordRepeated(order, 'callback_refused', now, {
+        callback: 'pos/failed',
+        code: command.code,
+      });
       await this.orders.save(tx, order);
       return { accepted: false, error: new OrderAlreadyFinalizedError(order.id, order.status) };
     }

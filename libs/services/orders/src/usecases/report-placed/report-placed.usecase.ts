@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { databaseNow, type Tx } from '@comanda/persistence';
-import { isFinalized, move, record, type PlacementReport } from '../../domain/order';
+import { isFinalized, move, recordRepeated, type PlacementReport } from '../../domain/order';
 import { OrderAlreadyFinalizedError, OrderRefTakenError } from '../../domain/order.errors';
 import { OrderRefsRepository } from '../../persistence/order-refs.repository';
 import { OrderRepository } from '../../persistence/order.repository';
@@ -33,7 +33,10 @@ export class ReportPlaced {
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
     if (isFinalized(order.status)) {
-      record(order, 'callback_refused', now, { callback: 'pos/placed', report: command.report });
+      recordRepeated(order, 'callback_refused', now, {
+        callback: 'pos/placed',
+        orderName: command.report.orderName,
+      });
       await this.orders.save(tx, order);
       return { accepted: false, error: new OrderAlreadyFinalizedError(order.id, order.status) };
     }
