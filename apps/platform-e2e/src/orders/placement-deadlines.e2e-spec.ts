@@ -97,4 +97,45 @@ describe('placement deadlines across a restart', () => {
     );
     expect(late.status).toBe(405);
   });
+
+  it('holds the placement deadline to the instant: a report after it is 405 and the order fails, however late the timer', async () => {
+    await running?.close();
+    running = undefined;
+    const database = await createTestDatabase('e2e_orders_deadline_instant');
+    const late = await startTestPlatform('e2e_orders_deadline_instant', {
+      state: newPlatformState(database),
+      // The timer poller looks only every ten minutes: the deadline must hold without it.
+      env: { PLACEMENT_TIMEOUT_MS: '1500', TIMER_POLL_MS: '600000' },
+    });
+    try {
+      const tenant = await ordersTenant(late, `instant-${randomUUID().slice(0, 8)}`);
+      const storeId = await seedStore(tenant);
+      const { orderId } = await placeBasket(tenant, storeId);
+      const session = await tenant.as<Order>(
+        ['orders:placement'],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: randomUUID() },
+      );
+      const expiresAt = Date.parse(session.json.placement.expiresAt);
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 200));
+      const report = await tenant.as(
+        ['orders:placement'],
+        'POST',
+        `/orders/${orderId}/pos/placed`,
+        {
+          orderName: 'Too late',
+          datePlaced: new Date().toISOString(),
+          estimatedReadyTime: new Date().toISOString(),
+        },
+      );
+      expect(report.status).toBe(405);
+      const order = (await tenant.as<Order>(['orders:read'], 'GET', `/orders/${orderId}`)).json;
+      expect(order.status).toBe('failed');
+      expect(order.failure.code).toBe('placement.timeout');
+    } finally {
+      await late.close();
+      await database.drop();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { databaseNow, type Tx } from '@comanda/persistence';
 import { move, nextStatus, type OrderTrigger } from '../../domain/order';
+import type { OrderEntity } from '../../persistence/order.entity';
 import { OrderRepository } from '../../persistence/order.repository';
 import { OrderAnnouncer } from '../order-announcer';
 
@@ -41,11 +42,34 @@ export class ExpirePlacement {
       this.logger.debug(`${command.trigger} of ${command.orderId} has nothing left to do`);
       return;
     }
-    const now = await databaseNow(tx);
-    const failure = FAILURES[command.trigger];
-    move(order, command.trigger, now, { code: failure.code });
+    await this.expire(tx, order, command.trigger, await databaseNow(tx));
+  }
+
+  /**
+   * Fails the order, locked by the caller, for its passed deadline. A callback that finds
+   * the placement deadline passed calls it too before answering 405: the deadline holds to
+   * the instant, not to when the timer poller gets to it.
+   */
+  async expire(
+    tx: Tx,
+    order: OrderEntity,
+    trigger: ExpirePlacementCommand['trigger'],
+    now: Date,
+  ): Promise<void> {
+    const failure = FAILURES[trigger];
+    move(order, trigger, now, { code: failure.code });
     order.failure = { ...failure, at: now.toISOString() };
     await this.orders.save(tx, order);
     await this.announcer.placementFailed(tx, order, 'timeout');
   }
+}
+
+/** The placement session's deadline has passed and the order still waits for its report. */
+export function placementDeadlinePassed(order: OrderEntity, now: Date): boolean {
+  const expiresAt = order.placement?.expiresAt;
+  return (
+    order.status === 'placing' &&
+    typeof expiresAt === 'string' &&
+    Date.parse(expiresAt) <= now.getTime()
+  );
 }

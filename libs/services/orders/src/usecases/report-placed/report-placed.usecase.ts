@@ -6,6 +6,10 @@ import { OrderRefsRepository } from '../../persistence/order-refs.repository';
 import { OrderRepository } from '../../persistence/order.repository';
 import type { CallbackOutcome } from '../callback-outcome';
 import { OrderAnnouncer } from '../order-announcer';
+import {
+  ExpirePlacement,
+  placementDeadlinePassed,
+} from '../placement-timeout/expire-placement.usecase';
 import { PlacementTimers } from '../placement-timers';
 
 export interface ReportPlacedCommand {
@@ -26,12 +30,16 @@ export class ReportPlaced {
     private readonly refs: OrderRefsRepository,
     private readonly timers: PlacementTimers,
     private readonly announcer: OrderAnnouncer,
+    private readonly expirePlacement: ExpirePlacement,
   ) {}
 
   async execute(tx: Tx, command: ReportPlacedCommand): Promise<CallbackOutcome> {
     await this.timers.disarm(tx, command.orderId);
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
+    if (placementDeadlinePassed(order, now)) {
+      await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
+    }
     if (isFinalized(order.status)) {
       recordRepeated(order, 'callback_refused', now, {
         callback: 'pos/placed',
