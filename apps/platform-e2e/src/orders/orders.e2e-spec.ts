@@ -256,6 +256,7 @@ describe('orders through the gateway', () => {
       });
       expect([again.status, failed.status]).toEqual([405, 405]);
       expect(again.json).toMatchObject({ code: 'order.already_finalized' });
+      expect(again.headers.get('allow')).toBe('');
       const after = await order(orderId);
       expect(after.status).toBe('placed');
       expect(after.timeline.filter((e: Order) => e.type === 'callback_refused')).toHaveLength(2);

@@ -38,8 +38,9 @@ export function problemOf(error: OrdersDomainError): ProblemError {
     code: error.code,
     title: mapped.title,
     detail: error.message,
-    // 405 must name what the resource still allows (RFC 9110): nothing but reads.
-    ...(mapped.status === 405 ? { headers: { allow: 'GET' } } : {}),
+    // 405 names what the resource still allows (RFC 9110): a report's URL of a finalized
+    // order allows nothing any more, which an empty Allow says.
+    ...(mapped.status === 405 ? { headers: { allow: '' } } : {}),
   });
 }
 
