@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TimerService } from '@comanda/messaging';
 import { databaseNow, type Tx } from '@comanda/persistence';
-import { scheduleAttempt } from './delivery-timer';
 import { DeliveryNotFoundError, SubscriptionNotFoundError } from './subscription.errors';
 import { deliveryView, type DeliveryView } from './subscription.views';
 import { WebhookDeliveryEntity, type DeliveryStatus } from './webhook-delivery.entity';
@@ -17,10 +15,7 @@ export interface DeliveryQuery {
 /** The deliveries of a subscription, newest first, and a client's redelivery of one. */
 @Injectable()
 export class DeliveryLog {
-  constructor(
-    private readonly timers: TimerService,
-    private readonly config: WebhooksConfig,
-  ) {}
+  constructor(private readonly config: WebhooksConfig) {}
 
   async list(
     tx: Tx,
@@ -39,9 +34,9 @@ export class DeliveryLog {
   }
 
   /**
-   * Sends the delivery again now, with the same body and delivery id and a fresh signature,
-   * and retries it for a new window; attempted even while the subscription is paused (a
-   * success resumes it).
+   * Sends the delivery again now (the sender's next look), with the same body and delivery
+   * id and a fresh signature, and retries it for a new window; attempted even while the
+   * subscription is paused (a success resumes it).
    */
   async redeliver(
     tx: Tx,
@@ -60,8 +55,11 @@ export class DeliveryLog {
     delivery.status = 'pending';
     delivery.nextAttemptAt = now;
     delivery.retryUntil = new Date(now.getTime() + this.config.WEBHOOK_RETRY_WINDOW_MS);
+    delivery.manual = true;
+    // An attempt in flight keeps its lease (no second post meanwhile) but no longer decides
+    // what follows: its record releases the delivery to the sender at once.
+    delivery.leaseId = null;
     await deliveries.save(delivery);
-    await scheduleAttempt(this.timers, tx, { deliveryId: delivery.id, manual: true }, now);
     return deliveryView(delivery);
   }
 

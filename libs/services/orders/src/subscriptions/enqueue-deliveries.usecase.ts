@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
-import { TimerService } from '@comanda/messaging';
 import { databaseNow, type Tx } from '@comanda/persistence';
-import { scheduleAttempt } from './delivery-timer';
 import { WebhookDeliveryEntity, type DeliveryStatus } from './webhook-delivery.entity';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
 import { WebhooksConfig } from './webhooks.config';
 
 /**
- * Records one delivery per subscription of the event's tenant that names its type, and
- * arms a timer for the first attempt, in the caller's (inbox) transaction: the deliveries
- * exist exactly when the event counts as consumed. A paused subscription still gets the
- * delivery in its log, marked `paused`, so it can be redelivered later.
+ * Records one delivery per subscription of the event's tenant that names its type, due at
+ * once, in the caller's (inbox) transaction: the deliveries exist exactly when the event
+ * counts as consumed, and the sender attempts them after commit (ADR 0043). A paused
+ * subscription still gets the delivery in its log, marked `paused`, so it can be
+ * redelivered later.
  */
 @Injectable()
 export class EnqueueDeliveries {
-  constructor(
-    private readonly timers: TimerService,
-    private readonly config: WebhooksConfig,
-  ) {}
+  constructor(private readonly config: WebhooksConfig) {}
 
   async execute(tx: Tx, event: CloudEvent): Promise<number> {
     const subscriptions = await tx
@@ -58,9 +54,7 @@ export class EnqueueDeliveries {
         .orIgnore()
         .returning('id')
         .execute();
-      if ((inserted.raw as unknown[]).length === 0) continue;
-      created += 1;
-      if (status === 'pending') await scheduleAttempt(this.timers, tx, { deliveryId: id }, now);
+      if ((inserted.raw as unknown[]).length > 0) created += 1;
     }
     return created;
   }

@@ -1,5 +1,6 @@
 import type { SecretBox } from '@comanda/security';
 import { CreateWebhookTables1790000000000 } from './create-webhook-tables.migration';
+import { LeaseWebhookDeliveries1792000000000 } from './lease-webhook-deliveries.migration';
 import { sealWebhookSecrets } from './seal-webhook-secrets.migration';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
@@ -21,5 +22,9 @@ export { webhookSecretColumn } from './webhook-subscription.entity';
 export const SUBSCRIPTION_ENTITIES = [WebhookSubscriptionEntity, WebhookDeliveryEntity];
 /** Run after the orders migrations: the tables live in the orders schema. */
 export function subscriptionMigrations(box: SecretBox) {
-  return [CreateWebhookTables1790000000000, sealWebhookSecrets(box)];
+  return [
+    CreateWebhookTables1790000000000,
+    sealWebhookSecrets(box),
+    LeaseWebhookDeliveries1792000000000,
+  ];
 }

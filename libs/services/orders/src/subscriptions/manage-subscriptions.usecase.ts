@@ -69,7 +69,7 @@ export class ManageSubscriptions {
     return subscriptionView(await this.find(tx, tenantId, id));
   }
 
-  /** Its pending deliveries go with it; their timers find nothing and end. */
+  /** Its pending deliveries go with it; an attempt in flight finds nothing to record. */
   async delete(tx: Tx, tenantId: string, id: string): Promise<SubscriptionView> {
     const row = await this.find(tx, tenantId, id);
     await tx.getRepository(WebhookSubscriptionEntity).delete({ id: row.id, tenantId });

@@ -110,7 +110,7 @@ export class SubscriptionsController {
     return this.unitOfWork.run((tx) => this.deliveries.list(tx, principal.tenantId, id, query));
   }
 
-  /** 202: the attempt runs right after, on the delivery's timer. */
+  /** 202: the sender makes the attempt right after (ADR 0043). */
   @Post(':id/deliveries/:deliveryId/redeliver')
   @HttpCode(202)
   @ApiAcceptedResponse({ type: DeliveryView })

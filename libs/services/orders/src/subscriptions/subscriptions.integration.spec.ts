@@ -6,15 +6,15 @@ import { MESSAGING_MIGRATIONS, TimerService } from '@comanda/messaging';
 import { verifySignature } from '@comanda/outbound';
 import { openDatabase, UnitOfWork, type Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
-import { createTestDatabase, type TestDatabase } from '@comanda/testing';
+import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
-import { AttemptDelivery } from './attempt-delivery.usecase';
-import { DELIVERY_TIMER } from './delivery-timer';
 import { DeliveryLog } from './delivery-log.usecase';
+import { DeliverySender } from './delivery-sender';
 import { DeliveryRetentionTimer } from './delivery-retention.timer';
 import { subscriptionMigrations } from './index';
 import { EnqueueDeliveries } from './enqueue-deliveries.usecase';
 import { ManageSubscriptions } from './manage-subscriptions.usecase';
+import { RecordAttempt } from './record-attempt.usecase';
 import type { SubscribableEventType } from './subscribable-events';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookSender } from './webhook-sender';
@@ -88,11 +88,28 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     });
     const sender = new WebhookSender(settings);
     senders.push(sender);
+    const deliveries = new DeliverySender(
+      new UnitOfWork(dataSource),
+      sender,
+      new RecordAttempt(settings),
+      settings,
+      box,
+    );
     return {
       manage: new ManageSubscriptions(sender, settings, box),
-      enqueue: new EnqueueDeliveries(timers, settings),
-      attempt: new AttemptDelivery(sender, timers, settings, box),
-      log: new DeliveryLog(timers, settings),
+      enqueue: new EnqueueDeliveries(settings),
+      log: new DeliveryLog(settings),
+      deliveries,
+      /** Makes the delivery due now and lets the sender attempt it and record the outcome. */
+      async attempt(deliveryId: string): Promise<void> {
+        await dataSource.query(
+          `UPDATE "orders"."webhook_deliveries" SET next_attempt_at = now()
+           WHERE id = $1 AND status = 'pending'`,
+          [deliveryId],
+        );
+        expect(await deliveries.sendDue()).toBe(1);
+        await deliveries.idle();
+      },
     };
   }
   const tx = <T>(work: (manager: Tx) => Promise<T>): Promise<T> => dataSource.transaction(work);
@@ -102,16 +119,6 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     return tx((m) =>
       manage.create(m, { tenantId, clientId: 'c', url: receiver.url, types: [type] }),
     );
-  }
-
-  async function timerOf(
-    deliveryId: string,
-  ): Promise<{ fire_at: Date; payload: Record<string, unknown> } | undefined> {
-    const rows: Array<{ fire_at: Date; payload: Record<string, unknown> }> = await dataSource.query(
-      `SELECT fire_at, payload FROM "orders"."timers" WHERE name = $1 AND key = $2 AND fired_at IS NULL`,
-      [DELIVERY_TIMER, deliveryId],
-    );
-    return rows[0];
   }
 
   async function deliveriesOf(subscriptionId: string): Promise<WebhookDeliveryEntity[]> {
@@ -131,7 +138,12 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     timers = new TimerService({ service: 'orders', schema: 'orders' });
     receiver = await startReceiver();
   });
-  afterEach(() => {
+  afterEach(async () => {
+    // What a test left pending is not attempted in the next one.
+    await dataSource.query(
+      `UPDATE "orders"."webhook_deliveries" SET status = 'failed', next_attempt_at = NULL
+       WHERE status = 'pending'`,
+    );
     receiver.answer.status = 200;
     receiver.answer.delayMs = undefined;
     receiver.received.length = 0;
@@ -234,7 +246,7 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     expect(await tx((m) => manage.list(m, 'tenant-prod'))).toEqual([]);
   });
 
-  it('records one delivery per matching subscription of the tenant, once per event, with a timer for the first attempt', async () => {
+  it('records one delivery per matching subscription of the tenant, once per event, due at once', async () => {
     const { manage, enqueue } = kit();
     const ready = await subscribe(manage, 'tenant-e', EventTypes.OrderReadyToBePlacedInPos);
     const placedOnly = await subscribe(manage, 'tenant-e', EventTypes.OrderPlaced);
@@ -245,9 +257,15 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
 
     const [delivery] = await deliveriesOf(ready.id);
     expect(await deliveriesOf(ready.id)).toHaveLength(1);
-    expect(delivery).toMatchObject({ eventId: event.id, status: 'pending', attempts: 0 });
+    expect(delivery).toMatchObject({
+      eventId: event.id,
+      status: 'pending',
+      attempts: 0,
+      manual: false,
+      lockedUntil: null,
+    });
+    expect(delivery!.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
     expect(JSON.parse(delivery!.body)).toEqual(event);
-    expect(await timerOf(delivery!.id)).toMatchObject({ payload: { deliveryId: delivery!.id } });
     expect(await deliveriesOf(placedOnly.id)).toEqual([]);
     expect(await deliveriesOf(otherTenant.id)).toEqual([]);
   });
@@ -261,17 +279,16 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
 
     receiver.answer.status = 500;
     const before = Date.now();
-    await tx((m) => attempt.execute(m, { deliveryId: delivery!.id }));
+    await attempt(delivery!.id);
     const afterFirst = (await deliveriesOf(subscription.id))[0]!;
-    expect(afterFirst).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(afterFirst).toMatchObject({ status: 'pending', attempts: 1, lockedUntil: null });
     expect(afterFirst.attemptLog).toEqual([
       expect.objectContaining({ number: 1, statusCode: 500, error: 'answered 500' }),
     ]);
-    const retry = await timerOf(delivery!.id);
-    expect(retry!.fire_at.getTime()).toBeGreaterThanOrEqual(before + 1_000);
+    expect(afterFirst.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before + 1_000);
 
     receiver.answer.status = 204;
-    await tx((m) => attempt.execute(m, { deliveryId: delivery!.id }));
+    await attempt(delivery!.id);
     const [done] = await tx((m) =>
       log.list(m, 'tenant-r', subscription.id, { limit: 20, offset: 0 }),
     );
@@ -301,7 +318,7 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     await tx((m) => enqueue.execute(m, readyEvent('tenant-t')));
     const [delivery] = await deliveriesOf(subscription.id);
     receiver.answer.delayMs = 2_000;
-    await tx((m) => attempt.execute(m, { deliveryId: delivery!.id }));
+    await attempt(delivery!.id);
     const [after] = await deliveriesOf(subscription.id);
     expect(after).toMatchObject({ status: 'pending', attempts: 1 });
     expect(after!.attemptLog[0]).toMatchObject({ error: 'no answer within the timeout' });
@@ -317,14 +334,13 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     await tx((m) => enqueue.execute(m, readyEvent('tenant-w')));
     const [delivery] = await deliveriesOf(subscription.id);
     receiver.answer.status = 503;
-    await tx((m) => attempt.execute(m, { deliveryId: delivery!.id }));
+    await attempt(delivery!.id);
     expect((await deliveriesOf(subscription.id))[0]).toMatchObject({
       status: 'failed',
       attempts: 1,
       nextAttemptAt: null,
+      lockedUntil: null,
     });
-    // Only the first attempt's own timer (fired by the poller in a running service) remains.
-    expect((await timerOf(delivery!.id))!.fire_at.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('pauses a subscription after repeated failures, logs new events as paused, and resumes it on a successful redelivery', async () => {
@@ -333,8 +349,8 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     await tx((m) => enqueue.execute(m, readyEvent('tenant-p', 'order-1')));
     const [first] = await deliveriesOf(subscription.id);
     receiver.answer.status = 500;
-    await tx((m) => attempt.execute(m, { deliveryId: first!.id }));
-    await tx((m) => attempt.execute(m, { deliveryId: first!.id }));
+    await attempt(first!.id);
+    await attempt(first!.id);
     expect(await tx((m) => manage.get(m, 'tenant-p', subscription.id))).toMatchObject({
       status: 'paused',
       consecutiveFailures: 2,
@@ -347,19 +363,17 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
 
     await tx((m) => enqueue.execute(m, readyEvent('tenant-p', 'order-2')));
     const second = (await deliveriesOf(subscription.id))[1]!;
-    expect(second).toMatchObject({ status: 'paused', attempts: 0 });
-    expect(await timerOf(second.id)).toBeUndefined();
+    expect(second).toMatchObject({ status: 'paused', attempts: 0, nextAttemptAt: null });
 
     receiver.answer.status = 200;
     const redelivered = await tx((m) => log.redeliver(m, 'tenant-p', subscription.id, first!.id));
     expect(redelivered).toMatchObject({ status: 'pending' });
-    expect(await timerOf(first!.id)).toMatchObject({
-      payload: { deliveryId: first!.id, manual: true },
-    });
-    await tx((m) => attempt.execute(m, { deliveryId: first!.id, manual: true }));
+    expect((await deliveriesOf(subscription.id))[0]).toMatchObject({ manual: true });
+    await attempt(first!.id);
     expect((await deliveriesOf(subscription.id))[0]).toMatchObject({
       status: 'succeeded',
       attempts: 3,
+      manual: false,
     });
     expect(await tx((m) => manage.get(m, 'tenant-p', subscription.id))).toMatchObject({
       status: 'active',
@@ -372,6 +386,127 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     await expect(
       tx((m) => log.redeliver(m, 'tenant-p', subscription.id, second.subscriptionId)),
     ).rejects.toMatchObject({ code: 'subscription.delivery_not_found' });
+  });
+
+  it('stops a pending delivery of a paused subscription at its next attempt, without calling the endpoint', async () => {
+    const { manage, enqueue, attempt } = kit();
+    const subscription = await subscribe(manage, 'tenant-ps', EventTypes.OrderReadyToBePlacedInPos);
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-ps')));
+    const [delivery] = await deliveriesOf(subscription.id);
+    await dataSource
+      .getRepository(WebhookSubscriptionEntity)
+      .update({ id: subscription.id }, { status: 'paused' });
+    await attempt(delivery!.id);
+    expect((await deliveriesOf(subscription.id))[0]).toMatchObject({
+      status: 'paused',
+      attempts: 0,
+      nextAttemptAt: null,
+      lockedUntil: null,
+    });
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('attempts a subscription’s deliveries one at a time, beside other subscriptions’', async () => {
+    const { manage, enqueue, deliveries } = kit();
+    const busy = await subscribe(manage, 'tenant-one', EventTypes.OrderReadyToBePlacedInPos);
+    const other = await subscribe(manage, 'tenant-two', EventTypes.OrderReadyToBePlacedInPos);
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-one', 'order-1')));
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-one', 'order-2')));
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-two', 'order-3')));
+    receiver.answer.delayMs = 300;
+    expect(await deliveries.sendDue()).toBe(2);
+    expect(await deliveries.sendDue()).toBe(0);
+    await deliveries.idle();
+    expect(await deliveries.sendDue()).toBe(1);
+    await deliveries.idle();
+    const attempted = [...(await deliveriesOf(busy.id)), ...(await deliveriesOf(other.id))];
+    expect(attempted.map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(receiver.received).toHaveLength(3);
+  });
+
+  it('posts again, with the same ids, when the process died between the post and its record', async () => {
+    const settings = config({ WEBHOOK_TIMEOUT_MS: 500 });
+    const sender = new WebhookSender(settings);
+    senders.push(sender);
+    const dying = new RecordAttempt(settings);
+    dying.execute = () => Promise.reject(new Error('the process ended'));
+    const crashed = new DeliverySender(new UnitOfWork(dataSource), sender, dying, settings, box);
+    const { manage, enqueue, deliveries } = kit();
+    const subscription = await subscribe(manage, 'tenant-crash', EventTypes.OrderPlaced);
+    const event = { ...readyEvent('tenant-crash'), type: EventTypes.OrderPlaced } as CloudEvent;
+    await tx((m) => enqueue.execute(m, event));
+    const [delivery] = await deliveriesOf(subscription.id);
+
+    expect(await crashed.sendDue()).toBe(1);
+    await crashed.idle();
+    expect(receiver.received).toHaveLength(1);
+    const leased = (await deliveriesOf(subscription.id))[0]!;
+    expect(leased).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(leased.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
+    // Nobody else takes it while the lease runs; once it has run out, the sender does.
+    expect(await deliveries.sendDue()).toBe(0);
+    await dataSource.query(
+      `UPDATE "orders"."webhook_deliveries" SET locked_until = now() - interval '1 second' WHERE id = $1`,
+      [delivery!.id],
+    );
+    expect(await deliveries.sendDue()).toBe(1);
+    await deliveries.idle();
+    expect((await deliveriesOf(subscription.id))[0]).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      lockedUntil: null,
+    });
+    expect(receiver.received).toHaveLength(2);
+    const [lost, again] = receiver.received;
+    expect(again!.body).toBe(lost!.body);
+    expect(again!.headers['comanda-delivery-id']).toBe(lost!.headers['comanda-delivery-id']);
+    expect(again!.headers['comanda-event-id']).toBe(event.id);
+  });
+
+  it('sends a delivery redelivered during an attempt again right after that attempt', async () => {
+    const { manage, enqueue, deliveries, log } = kit();
+    const subscription = await subscribe(manage, 'tenant-rd', EventTypes.OrderReadyToBePlacedInPos);
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-rd')));
+    const [delivery] = await deliveriesOf(subscription.id);
+    receiver.answer.status = 500;
+    receiver.answer.delayMs = 300;
+    expect(await deliveries.sendDue()).toBe(1);
+    await waitFor('the attempt under way', () => receiver.received.length === 1);
+    await tx((m) => log.redeliver(m, 'tenant-rd', subscription.id, delivery!.id));
+    // No second post while the first is under way.
+    expect(await deliveries.sendDue()).toBe(0);
+    await deliveries.idle();
+    expect((await deliveriesOf(subscription.id))[0]).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      manual: true,
+      lockedUntil: null,
+    });
+    receiver.answer.status = 200;
+    receiver.answer.delayMs = undefined;
+    expect(await deliveries.sendDue()).toBe(1);
+    await deliveries.idle();
+    expect((await deliveriesOf(subscription.id))[0]).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      manual: false,
+    });
+  });
+
+  it('records nothing for an attempt whose subscription was deleted while it was under way', async () => {
+    const { manage, enqueue, deliveries } = kit();
+    const subscription = await subscribe(
+      manage,
+      'tenant-del',
+      EventTypes.OrderReadyToBePlacedInPos,
+    );
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-del')));
+    receiver.answer.delayMs = 300;
+    expect(await deliveries.sendDue()).toBe(1);
+    await waitFor('the attempt under way', () => receiver.received.length === 1);
+    await tx((m) => manage.delete(m, 'tenant-del', subscription.id));
+    await deliveries.idle();
+    expect(await deliveriesOf(subscription.id)).toEqual([]);
   });
 
   it('deletes finished deliveries past the retention, and never a pending one', async () => {
@@ -414,7 +549,7 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
       .update({ id: subscription.id }, { url: rebound });
     await tx((m) => enqueue.execute(m, readyEvent('tenant-rebind')));
     const [delivery] = await deliveriesOf(subscription.id);
-    await tx((m) => attempt.execute(m, { deliveryId: delivery!.id }));
+    await attempt(delivery!.id);
     const [after] = await deliveriesOf(subscription.id);
     expect(after).toMatchObject({ status: 'pending', attempts: 1 });
     expect(after!.attemptLog[0]!.error).toMatch(/^refused: .*loopback/);

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { loadConfig, RUNTIME_ENV, sealedSecretsProviders, type RuntimeEnv } from '@comanda/runtime';
-import { AttemptDelivery } from './attempt-delivery.usecase';
 import { DeliveryLog } from './delivery-log.usecase';
+import { DeliverySender } from './delivery-sender';
 import { DeliveryRetentionTimer } from './delivery-retention.timer';
 import { EnqueueDeliveries } from './enqueue-deliveries.usecase';
 import { ManageSubscriptions } from './manage-subscriptions.usecase';
+import { RecordAttempt } from './record-attempt.usecase';
 import { SubscriptionsController } from './subscriptions.controller';
-import { WebhookDeliveryTimer } from './webhook-delivery.timer';
+import { LegacyDeliveryTimer } from './webhook-delivery.timer';
 import { WebhookEventsConsumer } from './webhook-events.consumer';
 import { WebhookSender } from './webhook-sender';
 import { webhookSecretColumn } from './webhook-subscription.entity';
@@ -14,7 +15,7 @@ import { WebhooksConfig } from './webhooks.config';
 
 /**
  * Webhook subscriptions of the orders service: `/event-subscriptions`, the `orders.webhooks`
- * consumer that records deliveries and the `webhook-delivery` timer that attempts them.
+ * consumer that records deliveries and the sender that attempts them (ADR 0043).
  */
 @Module({
   controllers: [SubscriptionsController, WebhookEventsConsumer],
@@ -32,9 +33,10 @@ import { WebhooksConfig } from './webhooks.config';
     WebhookSender,
     ManageSubscriptions,
     EnqueueDeliveries,
-    AttemptDelivery,
+    RecordAttempt,
+    DeliverySender,
     DeliveryLog,
-    WebhookDeliveryTimer,
+    LegacyDeliveryTimer,
     DeliveryRetentionTimer,
   ],
 })

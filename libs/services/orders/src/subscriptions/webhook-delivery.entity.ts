@@ -59,6 +59,21 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'retry_until', type: 'timestamptz' })
   retryUntil!: Date;
 
+  /**
+   * A redelivery asked by a client: attempted even while the subscription is paused. Cleared
+   * by the attempt it asked for.
+   */
+  @Column({ type: 'boolean', default: false })
+  manual!: boolean;
+
+  /** While set and ahead, a sender is attempting the delivery (ADR 0043). */
+  @Column({ name: 'locked_until', type: 'timestamptz', nullable: true })
+  lockedUntil!: Date | null;
+
+  /** Names the claim of the attempt in flight; a redelivery clears it. */
+  @Column({ name: 'lease_id', type: 'uuid', nullable: true })
+  leaseId!: string | null;
+
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
   deliveredAt!: Date | null;
 

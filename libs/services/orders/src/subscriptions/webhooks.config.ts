@@ -24,13 +24,29 @@ export class WebhooksConfig {
   WEBHOOK_RETRY_WINDOW_MS: number = 24 * 3_600_000;
 
   /**
-   * One attempt, connect to last byte. Kept well under the timer lease (60 s): the attempt
-   * runs inside the transaction of its timer.
+   * One attempt, connect to last byte. The attempt holds no database connection meanwhile
+   * (ADR 0043); its lease is this plus 5 s.
    */
   @IsInt()
   @Min(100)
   @Max(30_000)
   WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  /**
+   * Attempts in flight at once per replica. Each waits for its endpoint in a slot of its own,
+   * and a subscription has at most one attempt in flight, so an endpoint that hangs holds
+   * one slot, never another subscription's deliveries.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_SEND_CONCURRENCY: number = 32;
+
+  /** How often due deliveries are looked for when no slot came free meanwhile. */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  WEBHOOK_SEND_POLL_MS: number = 1_000;
 
   /** Consecutive failed attempts (any delivery) after which a subscription is paused: about one day of failures. */
   @IsInt()

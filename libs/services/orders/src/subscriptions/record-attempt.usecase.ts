@@ -1,34 +1,32 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TimerService } from '@comanda/messaging';
 import { databaseNow, type Tx } from '@comanda/persistence';
-import { SecretBox } from '@comanda/security';
-import { scheduleAttempt, type DeliveryTimerPayload } from './delivery-timer';
 import { afterFailure, type RetryRules } from './retry-schedule';
 import { WebhookDeliveryEntity, type DeliveryAttempt } from './webhook-delivery.entity';
-import { WebhookSender, type WebhookPostResult } from './webhook-sender';
-import { WebhookSubscriptionEntity, webhookSecretLabel } from './webhook-subscription.entity';
+import type { WebhookPostResult } from './webhook-sender';
+import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
 import { WebhooksConfig } from './webhooks.config';
 
 /** Attempts kept in a delivery's log. */
 export const ATTEMPT_LOG_SIZE = 20;
 
+/** A delivery as the sender claimed it: what it posts, and the lease that names the claim. */
+export interface ClaimedDelivery {
+  id: string;
+  leaseId: string;
+}
+
 /**
- * One attempt of a delivery, run by its timer in the timer's transaction: POST, record the
- * answer, then either done, a next attempt (a new timer), given up, or the subscription
- * paused. The HTTP call happens before the row is written, so a crash in between repeats
- * the attempt: receivers deduplicate on the event id (at-least-once delivery).
+ * Records what became of one claimed attempt, in the caller's transaction: done, a next
+ * attempt, given up, or the subscription paused. The post happened before, outside any
+ * transaction (ADR 0043); a crash in between lets the lease run out and the attempt is made
+ * again: receivers deduplicate on the event id (at-least-once delivery).
  */
 @Injectable()
-export class AttemptDelivery {
-  private readonly logger = new Logger(AttemptDelivery.name);
+export class RecordAttempt {
+  private readonly logger = new Logger(RecordAttempt.name);
   private readonly rules: RetryRules;
 
-  constructor(
-    private readonly sender: WebhookSender,
-    private readonly timers: TimerService,
-    config: WebhooksConfig,
-    private readonly secrets: SecretBox,
-  ) {
+  constructor(config: WebhooksConfig) {
     this.rules = {
       baseMs: config.WEBHOOK_RETRY_BASE_MS,
       maxMs: config.WEBHOOK_RETRY_MAX_MS,
@@ -37,39 +35,53 @@ export class AttemptDelivery {
     };
   }
 
-  async execute(tx: Tx, payload: DeliveryTimerPayload): Promise<void> {
+  /**
+   * The claim found its subscription paused and nothing was posted: the delivery stops
+   * (`paused`), unless a client asked for it meanwhile or the subscription was resumed; then
+   * it is released for the next look.
+   */
+  async notSent(tx: Tx, claim: ClaimedDelivery): Promise<void> {
+    const found = await this.lockOwn(tx, claim);
+    if (!found) return;
+    const { delivery, subscription } = found;
+    if (subscription.status === 'paused' && !delivery.manual) {
+      delivery.status = 'paused';
+      delivery.nextAttemptAt = null;
+    }
+    release(delivery);
+    await tx.getRepository(WebhookDeliveryEntity).save(delivery);
+  }
+
+  async execute(tx: Tx, claim: ClaimedDelivery, result: WebhookPostResult): Promise<void> {
     const deliveries = tx.getRepository(WebhookDeliveryEntity);
     const delivery = await deliveries.findOne({
-      where: { id: payload.deliveryId },
+      where: { id: claim.id },
       lock: { mode: 'pessimistic_write' },
     });
-    if (!delivery || delivery.status !== 'pending') return;
+    // Deleted with its subscription while the post was under way.
+    if (!delivery) return;
     const subscriptions = tx.getRepository(WebhookSubscriptionEntity);
     const subscription = await subscriptions.findOne({ where: { id: delivery.subscriptionId } });
     if (!subscription) return;
-    if (subscription.status === 'paused' && !payload.manual) {
-      await deliveries.update({ id: delivery.id }, { status: 'paused', nextAttemptAt: null });
-      return;
-    }
 
-    const result = await this.sender.post({
-      url: subscription.url,
-      secret: this.secrets.open(subscription.secretSealed, webhookSecretLabel(subscription.id)),
-      deliveryId: delivery.id,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      body: delivery.body,
-    });
     const now = await databaseNow(tx);
     delivery.attempts += 1;
     delivery.attemptLog = [...delivery.attemptLog, attemptOf(delivery.attempts, now, result)].slice(
       -ATTEMPT_LOG_SIZE,
     );
+    // A redelivery asked meanwhile (it cleared the lease id) or a claim made after this
+    // one's lease ran out owns the delivery now: this attempt is logged and counted for the
+    // subscription, and decides nothing about the delivery.
+    const ours = delivery.leaseId === claim.leaseId && delivery.status === 'pending';
+    if (ours || delivery.leaseId === null) release(delivery);
+    if (ours) delivery.manual = false;
 
     if (result.ok) {
-      delivery.status = 'succeeded';
-      delivery.deliveredAt = now;
-      delivery.nextAttemptAt = null;
+      if (ours) {
+        delivery.status = 'succeeded';
+        delivery.deliveredAt = now;
+        delivery.nextAttemptAt = null;
+      }
       await deliveries.save(delivery);
       // An endpoint that answers again is healthy: a manual redelivery resumes a paused one.
       await subscriptions.update(
@@ -88,6 +100,10 @@ export class AttemptDelivery {
       .execute();
     const consecutive =
       (counted.raw as Array<{ consecutive_failures: number }>)[0]?.consecutive_failures ?? 1;
+    if (!ours) {
+      await deliveries.save(delivery);
+      return;
+    }
     const decision =
       subscription.status === 'paused'
         ? ({ next: 'pause_subscription' } as const)
@@ -96,7 +112,6 @@ export class AttemptDelivery {
       case 'retry':
         delivery.nextAttemptAt = decision.at;
         await deliveries.save(delivery);
-        await scheduleAttempt(this.timers, tx, { deliveryId: delivery.id }, decision.at);
         return;
       case 'give_up':
         delivery.status = 'failed';
@@ -123,6 +138,31 @@ export class AttemptDelivery {
         return;
     }
   }
+
+  /** The delivery, locked, and its subscription, while the claim is still the delivery's. */
+  private async lockOwn(
+    tx: Tx,
+    claim: ClaimedDelivery,
+  ): Promise<
+    { delivery: WebhookDeliveryEntity; subscription: WebhookSubscriptionEntity } | undefined
+  > {
+    const delivery = await tx.getRepository(WebhookDeliveryEntity).findOne({
+      where: { id: claim.id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!delivery || delivery.leaseId !== claim.leaseId || delivery.status !== 'pending') {
+      return undefined;
+    }
+    const subscription = await tx
+      .getRepository(WebhookSubscriptionEntity)
+      .findOne({ where: { id: delivery.subscriptionId } });
+    return subscription ? { delivery, subscription } : undefined;
+  }
+}
+
+function release(delivery: WebhookDeliveryEntity): void {
+  delivery.lockedUntil = null;
+  delivery.leaseId = null;
 }
 
 function attemptOf(number: number, at: Date, result: WebhookPostResult): DeliveryAttempt {
