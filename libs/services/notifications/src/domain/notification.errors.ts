@@ -39,6 +39,21 @@ export class MalformedPartnerEventError extends ProblemError {
   }
 }
 
+/**
+ * The eventId is stored already with another body: a different event under a reused id. It
+ * is refused rather than answered `duplicate`, which would drop the partner's event silently.
+ */
+export class PartnerEventIdReusedError extends ProblemError {
+  constructor(eventId: string) {
+    super({
+      status: 409,
+      code: 'notification.event_id_reused',
+      title: 'Event id reused',
+      detail: `An event with eventId "${eventId}" was stored before with a different body. Repeat an event with the same bytes; give every new event a new eventId.`,
+    });
+  }
+}
+
 export class PartnerEventMediaTypeError extends ProblemError {
   constructor(contentType: string | undefined) {
     super({

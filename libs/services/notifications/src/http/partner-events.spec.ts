@@ -266,6 +266,51 @@ describe('the partner event receiver', () => {
     ).toHaveLength(1);
   });
 
+  it('refuses an eventId it already stored when the body differs (409), keeping and delivering only the first', async () => {
+    const first = aPartnerEvent({ type: 'authorization_succeeded' });
+    const firstBody = JSON.stringify(first);
+    expect((await post(firstBody, signBody(SECRET, firstBody))).status).toBe(200);
+    // The partner's real event for another operation, under an eventId it used before.
+    const reused = aPartnerEvent({
+      eventId: first.eventId,
+      paymentId: first.paymentId,
+      type: 'capture_failed',
+      reason: 'insufficient funds',
+    });
+    const reusedBody = JSON.stringify(reused);
+
+    const response = await post(reusedBody, signBody(SECRET, reusedBody));
+
+    expect(response.status).toBe(409);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(await response.json()).toMatchObject({
+      status: 409,
+      code: 'notification.event_id_reused',
+    });
+    const { rows } = await sql.query(
+      'SELECT raw_body FROM notifications.partner_events WHERE event_id = $1',
+      [first.eventId],
+    );
+    expect(rows).toEqual([{ raw_body: firstBody }]);
+    // The same bytes again are still a duplicate, answered 200 with no second effect.
+    const repeat = await post(firstBody, signBody(SECRET, firstBody));
+    expect(repeat.status).toBe(200);
+    expect(await repeat.json()).toEqual({ eventId: first.eventId, status: 'duplicate' });
+    const marker = aPartnerEvent({ paymentId: first.paymentId });
+    const markerBody = JSON.stringify(marker);
+    expect((await post(markerBody, signBody(SECRET, markerBody))).status).toBe(200);
+    await waitFor('the marker event on RabbitMQ', () =>
+      published.find(
+        (candidate) => (candidate.data as { eventId: string }).eventId === marker.eventId,
+      ),
+    );
+    expect(
+      published
+        .filter((candidate) => (candidate.data as { eventId: string }).eventId === first.eventId)
+        .map((candidate) => (candidate.data as { operationId: string }).operationId),
+    ).toEqual([first.operationId]);
+  });
+
   describe('rejects, stores nothing and publishes nothing for', () => {
     const now = () => Math.floor(Date.now() / 1000);
     const cases: Array<[string, (body: string) => string | undefined, string]> = [

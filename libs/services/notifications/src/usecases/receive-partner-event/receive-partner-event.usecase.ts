@@ -7,6 +7,7 @@ import type { Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import {
   MalformedPartnerEventError,
+  PartnerEventIdReusedError,
   PartnerEventUnauthenticatedError,
 } from '../../domain/notification.errors';
 import { parsePartnerEvent } from '../../domain/partner-event';
@@ -51,6 +52,7 @@ export class ReceivePartnerEvent {
     if (!parsed.ok) throw new MalformedPartnerEventError(parsed.malformedJson, parsed.errors);
     const { event } = parsed;
 
+    const rawBody = command.rawBody.toString('utf8');
     const inserted = await tx
       .createQueryBuilder()
       .insert()
@@ -64,13 +66,21 @@ export class ReceivePartnerEvent {
         operationId: event.operationId,
         occurredAt: new Date(event.occurredAt),
         reason: event.reason ?? null,
-        rawBody: command.rawBody.toString('utf8'),
+        rawBody,
       })
       .orIgnore()
       .returning(['eventId'])
       .execute();
     const duplicate = (inserted.raw as unknown[]).length === 0;
-    if (!duplicate) {
+    if (duplicate) {
+      // A repeat is the same bytes (only the signature header changes on a retry); the same
+      // id over another body is another event, which must not pass for the stored one.
+      const stored = await tx.findOneByOrFail(PartnerEventEntity, {
+        merchantId: merchant.merchantId,
+        eventId: event.eventId,
+      });
+      if (stored.rawBody !== rawBody) throw new PartnerEventIdReusedError(event.eventId);
+    } else {
       await this.outbox.add(tx, {
         type: EventTypes.PartnerEventReceived,
         tenantId: merchant.tenantId,
