@@ -20,6 +20,15 @@ export class PaymentsConfig {
   })
   CAPTURE_RETRY_DELAYS_MS: string = '60000,300000,1800000,7200000,21600000,86400000';
 
+  /**
+   * Delays before each annulment retry after an annulment failed, was refused (400) or timed
+   * out; a retry is never due at or after the reservation's end. `none`: no retries.
+   */
+  @Matches(/^(none|\d{1,10}(,\d{1,10}){0,49})$/, {
+    message: 'ANNULMENT_RETRY_DELAYS_MS must be a comma-separated list of milliseconds, or none',
+  })
+  ANNULMENT_RETRY_DELAYS_MS: string = '60000,300000,1800000,7200000,21600000,86400000';
+
   /** How often the sender looks for operations to send (new ones and due retries). */
   @IsInt()
   @Min(10)
@@ -49,4 +58,9 @@ export class PaymentsConfig {
 
 export function captureRetryDelaysMs(config: PaymentsConfig): number[] {
   return config.CAPTURE_RETRY_DELAYS_MS.split(',').map(Number);
+}
+
+export function annulmentRetryDelaysMs(config: PaymentsConfig): number[] {
+  const delays = config.ANNULMENT_RETRY_DELAYS_MS;
+  return delays === 'none' ? [] : delays.split(',').map(Number);
 }

@@ -41,6 +41,8 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       PAYMENT_OPERATION_TIMEOUT_MS: '2500',
       RESERVATION_TTL_MS: '600000',
       CAPTURE_RETRY_DELAYS_MS: '200',
+      // A failed annulment is final here; its retries have their own suite below.
+      ANNULMENT_RETRY_DELAYS_MS: 'none',
     });
     await harness.configureMerchant(MERCHANT);
   });
@@ -190,6 +192,62 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       expect.objectContaining({ type: 'registration', status: 'rejected', sendAttempts: 1 }),
     ]);
     expect(harness.partner.operationsOf(payment.id)).toHaveLength(1);
+  });
+
+  it('fails and annuls the registered transaction when the partner answers 400 to the authorization', async () => {
+    harness.partner.script('authorization-malformed', (operation) =>
+      operation.operationType === 'authorization' ? { status: 400 } : succeed(operation, 1),
+    );
+    const orderId = await harness.checkout(MERCHANT, 'authorization-malformed');
+    const failed = await waitFor('payment.failed', () =>
+      harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
+    );
+    expect((failed.data as { reason: string }).reason).toMatch(/^authorization_rejected/);
+    const payment = await waitForState(harness, orderId, 'annulled');
+    expect(payment.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'succeeded'],
+      ['authorization', 'rejected'],
+      ['annulment', 'succeeded'],
+    ]);
+    expect(
+      harness.partner.operationsOf(payment.id).map((operation) => operation.body.operationType),
+    ).toEqual(['registration', 'authorization', 'annulment']);
+    await waitFor('payment.annulled', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
+    );
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentRegistered,
+      EventTypes.PaymentFailed,
+      EventTypes.PaymentAnnulled,
+    ]);
+  });
+
+  it('ends annulled when the partner reports its annulment succeeded after that annulment timed out', async () => {
+    harness.partner.script('silent', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'silent');
+    const paymentId = await waitFor('the payment', () => harness.paymentIdOf(orderId));
+    // Registration and its annulment both time out: the payment gives the annulment up.
+    await waitForState(harness, orderId, 'annulment_failed');
+    const annulment = harness.partner
+      .operationsOf(paymentId)
+      .find((operation) => operation.body.operationType === 'annulment');
+    expect(annulment).toBeDefined();
+    await harness.partnerEvent((annulment as ReceivedOperation).body, 'annulment_succeeded');
+    const payment = await waitForState(harness, orderId, 'annulled');
+    await waitFor('payment.annulled', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
+    );
+    expect(payment.failureReason).toBe('registration_timed_out');
+    expect(payment.events.at(-1)).toMatchObject({
+      trigger: 'annulment_succeeded',
+      applied: true,
+      stateBefore: 'annulment_failed',
+      stateAfter: 'annulled',
+    });
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentFailed,
+      EventTypes.PaymentAnnulled,
+    ]);
   });
 
   it('retries a 503 with the same operation id and Idempotency-Key until the partner accepts', async () => {
@@ -530,5 +588,98 @@ describe('capture retries until the reservation expires (rule 6)', () => {
     expect(new SecretBox(Buffer.from(newKey, 'base64url')).open(after, label)).toBe(SECRET);
     expect(() => new SecretBox(Buffer.from(SECRETS_KEY, 'base64url')).open(after, label)).toThrow();
     expect((await registrationAtPartner()).signatureValid).toBe(true);
+  });
+});
+
+describe('annulment retries until the reservation expires (ADR 0042)', () => {
+  let harness: PaymentsHarness;
+
+  beforeAll(async () => {
+    harness = await PaymentsHarness.start('payments_annulment', {
+      PAYMENT_OPERATION_TIMEOUT_MS: '5000',
+      RESERVATION_TTL_MS: '4000',
+      ANNULMENT_RETRY_DELAYS_MS: '300,300,300,300,300,300,300,300,300,300,300,300,300,300,300,300',
+    });
+    await harness.configureMerchant(MERCHANT);
+  });
+  afterAll(() => harness?.close());
+
+  /** Authorized, then the POS failed the order: the payment must be annulled (rule 2). */
+  async function placementFailed(paymentMethod: string): Promise<[string, string]> {
+    const orderId = await harness.checkout(MERCHANT, paymentMethod);
+    await waitFor('payment.authorized', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+    );
+    const paymentId = (await harness.paymentIdOf(orderId)) as string;
+    await harness.publish(EventTypes.OrderPlacementFailed, orderId, {
+      orderId,
+      code: 'POS_OFFLINE',
+      message: 'the POS did not answer',
+      cause: 'pos',
+      paymentId,
+    });
+    return [orderId, paymentId];
+  }
+
+  /** A partner whose first `failures` annulments of a payment end in annulment_failed. */
+  function annulmentFailsAtFirst(paymentMethod: string, failures: number): void {
+    const annulments = new Map<string, Set<string>>();
+    harness.partner.script(paymentMethod, (operation) => {
+      if (operation.operationType !== 'annulment') return succeed(operation, 1);
+      const seen = annulments.get(operation.paymentId) ?? new Set<string>();
+      seen.add(operation.operationId);
+      annulments.set(operation.paymentId, seen);
+      return seen.size <= failures
+        ? { status: 202, event: 'annulment_failed' }
+        : succeed(operation, 1);
+    });
+  }
+
+  it('retries a failed annulment with a new operation until the partner annuls', async () => {
+    annulmentFailsAtFirst('annulment-fails-twice', 2);
+    const [orderId, paymentId] = await placementFailed('annulment-fails-twice');
+    const payment = await waitForState(harness, orderId, 'annulled');
+    await waitFor('payment.annulled', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
+    );
+    const annulments = payment.operations.filter((operation) => operation.type === 'annulment');
+    expect(annulments.map((operation) => operation.status)).toEqual([
+      'failed',
+      'failed',
+      'succeeded',
+    ]);
+    expect(new Set(annulments.map((operation) => operation.operationId)).size).toBe(3);
+    expect(payment.annulmentFailures).toBe(2);
+    const sent = harness.partner.operationsOf(paymentId);
+    expect(sent.map((operation) => operation.body.operationType)).toEqual([
+      'registration',
+      'authorization',
+      'annulment',
+      'annulment',
+      'annulment',
+    ]);
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentRegistered,
+      EventTypes.PaymentAuthorized,
+      EventTypes.PaymentAnnulled,
+    ]);
+  });
+
+  it('stops retrying when the reservation expires, and sends no annulment after it', async () => {
+    annulmentFailsAtFirst('annulment-always-fails', Number.MAX_SAFE_INTEGER);
+    const [orderId, paymentId] = await placementFailed('annulment-always-fails');
+    const payment = await waitForState(harness, orderId, 'annulment_failed');
+    const annulments = payment.operations.filter((operation) => operation.type === 'annulment');
+    expect(annulments.length).toBeGreaterThanOrEqual(2);
+    expect(annulments.every((operation) => operation.status === 'failed')).toBe(true);
+    const reservationEnd = new Date(payment.reservationExpiresAt as string).getTime();
+    for (const annulment of annulments) {
+      expect(new Date(annulment.createdAt).getTime()).toBeLessThan(reservationEnd);
+    }
+    // Given up for good: nothing more goes to the partner.
+    const count = harness.partner.operationsOf(paymentId).length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(harness.partner.operationsOf(paymentId)).toHaveLength(count);
+    expect(harness.typesOf(orderId)).not.toContain(EventTypes.PaymentAnnulled);
   });
 });

@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from '@comanda/runtime';
 import { secretBoxFrom } from '@comanda/security';
+import { AddAnnulmentRetries1767000000000 } from './persistence/add-annulment-retries.migration';
 import { CreatePaymentTables1764000000000 } from './persistence/create-payment-tables.migration';
 import { sealMerchantAnnouncements } from './persistence/seal-merchant-announcements.migration';
 import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
@@ -21,6 +22,7 @@ export const paymentsService: ServiceDefinition = {
         CreatePaymentTables1764000000000,
         sealMerchantSecrets(box),
         sealMerchantAnnouncements(box),
+        AddAnnulmentRetries1767000000000,
       ];
     },
   },

@@ -76,6 +76,8 @@ describe('payment state machine', () => {
       const decision = run(saga, { kind: 'operation_timed_out', operationId: 'op-x' });
       expect(decision.saga.state).toBe('annulling');
       expect(decision.saga.failureReason).toBe(`${type}_timed_out`);
+      // A reservation we never heard of ends one TTL from now at the latest: retries stop there.
+      expect(decision.saga.reservationExpiresAt).toEqual(at(TEST_POLICY.reservationTtlMs));
       expect(announced(decision.effects)).toEqual(['failed']);
       expect(sent(decision.effects)).toEqual(['annulment']);
     },
@@ -103,6 +105,46 @@ describe('payment state machine', () => {
     const decision = run(saga, { kind: 'operation_rejected', operationId: 'op-r', reason: '400' });
     expect(decision.saga.state).toBe('failed');
     expect(announced(decision.effects)).toEqual(['failed']);
+    // Nothing was registered: nothing to annul.
+    expect(sent(decision.effects)).toEqual([]);
+  });
+
+  it('fails and annuls the registered transaction when the partner rejects the authorization with 400', () => {
+    const saga = aSaga()
+      .in('authorization_pending')
+      .awaiting({ id: 'op-a', type: 'authorization' })
+      .reservationUntil(at(600_000))
+      .build();
+    const decision = run(saga, { kind: 'operation_rejected', operationId: 'op-a', reason: '400' });
+    expect(decision.saga.state).toBe('annulling');
+    expect(decision.saga.failureReason).toBe('authorization_rejected: 400');
+    expect(announced(decision.effects)).toEqual(['failed']);
+    expect(sent(decision.effects)).toEqual(['annulment']);
+  });
+
+  it('fails without an annulment when the partner declines the authorization (it holds nothing)', () => {
+    const saga = aSaga()
+      .in('authorization_pending')
+      .awaiting({ id: 'op-a', type: 'authorization' })
+      .build();
+    const decision = run(saga, event('authorization_failed', 'op-a'));
+    expect(decision.saga.state).toBe('failed');
+    expect(sent(decision.effects)).toEqual([]);
+  });
+
+  it('treats a capture the partner rejects with 400 as a failed capture: retried, then annulled at expiry', () => {
+    const saga = aSaga()
+      .in('capturing')
+      .awaiting({ id: 'c-1', type: 'capture' })
+      .reservationUntil(at(1_000_000))
+      .build();
+    const rejected = run(saga, { kind: 'operation_rejected', operationId: 'c-1', reason: '400' });
+    expect(rejected.saga.state).toBe('capturing');
+    expect(rejected.saga.captureFailures).toBe(1);
+    expect(rejected.effects).toEqual([{ kind: 'schedule_capture_retry', at: at(60_000) }]);
+    const expired = run(rejected.saga, { kind: 'reservation_expired' }, at(1_000_000));
+    expect(expired.saga.state).toBe('annulling');
+    expect(sent(expired.effects)).toEqual(['annulment']);
   });
 
   it('retries capture per the delays, then annuls once when the reservation expires (rule 6)', () => {
@@ -168,6 +210,122 @@ describe('payment state machine', () => {
     expect(decision.saga.state).toBe('annulling');
   });
 
+  describe('a failed annulment (ADR 0042)', () => {
+    const annulling = (expiry = at(1_000_000)) =>
+      aSaga()
+        .in('annulling')
+        .awaiting({ id: 'a-1', type: 'annulment' })
+        .lastAnnulment('a-1')
+        .reservationUntil(expiry)
+        .build();
+
+    it.each([
+      ['annulment_failed', event('annulment_failed', 'a-1')],
+      ['annulment_rejected', { kind: 'operation_rejected', operationId: 'a-1', reason: '400' }],
+      ['annulment_timed_out', { kind: 'operation_timed_out', operationId: 'a-1' }],
+    ] as Array<[string, PaymentTrigger]>)(
+      'is retried with a new operation after %s, while the reservation may still exist',
+      (_name, trigger) => {
+        const ids = sequentialIds('a-retry');
+        const failed = decide(annulling(), trigger, NOW, TEST_POLICY, ids);
+        expect(failed.saga).toMatchObject({ state: 'annulling', pending: null });
+        expect(failed.saga.annulmentFailures).toBe(1);
+        expect(failed.effects).toEqual([{ kind: 'schedule_annulment_retry', at: at(60_000) }]);
+        const retried = decide(
+          failed.saga,
+          { kind: 'annulment_retry_due' },
+          at(60_000),
+          TEST_POLICY,
+          ids,
+        );
+        expect(sent(retried.effects)).toEqual(['annulment']);
+        expect(retried.saga.pending).toEqual({ id: 'a-retry-1', type: 'annulment' });
+        expect(retried.saga.lastAnnulmentId).toBe('a-retry-1');
+        const again = decide(
+          retried.saga,
+          { kind: 'annulment_retry_due' },
+          at(60_000),
+          TEST_POLICY,
+          ids,
+        );
+        expect(again.applied).toBe(false);
+        const done = decide(
+          retried.saga,
+          event('annulment_succeeded', 'a-retry-1'),
+          at(61_000),
+          TEST_POLICY,
+          ids,
+        );
+        expect(done.saga.state).toBe('annulled');
+        expect(announced(done.effects)).toEqual(['annulled']);
+      },
+    );
+
+    it('ends annulment_failed once no retry falls before the reservation expires', () => {
+      const failed = run(annulling(at(30_000)), event('annulment_failed', 'a-1'));
+      expect(failed.saga.state).toBe('annulment_failed');
+      expect(failed.effects).toEqual([]);
+    });
+
+    it('ends annulment_failed once the retry delays are used up', () => {
+      let saga = annulling();
+      const ids = sequentialIds('a-retry');
+      for (const retryAt of [at(60_000), at(361_000)]) {
+        saga = decide(
+          saga,
+          event('annulment_failed', saga.pending?.id ?? ''),
+          NOW,
+          TEST_POLICY,
+          ids,
+        ).saga;
+        saga = decide(saga, { kind: 'annulment_retry_due' }, retryAt, TEST_POLICY, ids).saga;
+      }
+      const last = decide(
+        saga,
+        event('annulment_failed', saga.pending?.id ?? ''),
+        NOW,
+        TEST_POLICY,
+        ids,
+      );
+      expect(last.saga.state).toBe('annulment_failed');
+      expect(last.saga.annulmentFailures).toBe(3);
+    });
+
+    it('ends annulled when the latest annulment succeeds after it timed out (not a move back)', () => {
+      const saga = annulling(at(30_000));
+      const timedOut = run(saga, { kind: 'operation_timed_out', operationId: 'a-1' });
+      expect(timedOut.saga.state).toBe('annulment_failed');
+      const late = run(timedOut.saga, event('annulment_succeeded', 'a-1'));
+      expect(late.applied).toBe(true);
+      expect(late.saga.state).toBe('annulled');
+      expect(announced(late.effects)).toEqual(['annulled']);
+      expect(run(late.saga, event('annulment_succeeded', 'a-1')).applied).toBe(false);
+    });
+
+    it('ends annulled when the failed annulment succeeds late while its retry waits', () => {
+      const failed = run(annulling(), { kind: 'operation_timed_out', operationId: 'a-1' });
+      const late = run(failed.saga, event('annulment_succeeded', 'a-1'));
+      expect(late.saga.state).toBe('annulled');
+      expect(late.effects).toContainEqual({ kind: 'cancel_annulment_retry' });
+      expect(run(late.saga, { kind: 'annulment_retry_due' }).applied).toBe(false);
+    });
+
+    it('lets no other late event of the last annulment, or of an earlier one, move the payment', () => {
+      const timedOut = run(annulling(at(30_000)), {
+        kind: 'operation_timed_out',
+        operationId: 'a-1',
+      });
+      for (const trigger of [
+        event('annulment_failed', 'a-1'),
+        { kind: 'operation_rejected', operationId: 'a-1', reason: '400' },
+        event('capture_succeeded', 'a-1'),
+        event('annulment_succeeded', 'an-earlier-annulment'),
+      ] as PaymentTrigger[]) {
+        expect(run(timedOut.saga, trigger).applied).toBe(false);
+      }
+    });
+  });
+
   it('ignores a duplicate of an event it already applied', () => {
     const saga = aSaga().awaiting({ id: 'op-r', type: 'registration' }).build();
     const first = run(saga, event('registration_succeeded', 'op-r'));
@@ -226,10 +384,11 @@ describe('payment state machine under random partner behaviour (property)', () =
       fc.constant<PaymentTrigger>({ kind: 'order_placed' }),
       fc.constant<PaymentTrigger>({ kind: 'order_placement_failed', reason: 'pos' }),
       fc.constant<PaymentTrigger>({ kind: 'capture_retry_due' }),
+      fc.constant<PaymentTrigger>({ kind: 'annulment_retry_due' }),
       fc.constant<PaymentTrigger>({ kind: 'reservation_expired' }),
     );
 
-  it('never both fails and captures, never annuls twice, never moves backwards, never captures after failing', () => {
+  it('never both fails and captures, never runs two annulments at once, never moves backwards, never captures after failing', () => {
     // Operation ids the machine will hand out, so random events can name real operations.
     const ids = ['op-0', ...Array.from({ length: 12 }, (_, i) => `op-${i + 1}`)];
     fc.assert(
@@ -242,6 +401,8 @@ describe('payment state machine under random partner behaviour (property)', () =
           const newId = sequentialIds();
           let saga = aSaga().awaiting({ id: 'op-0', type: 'registration' }).build();
           let annulments = 0;
+          let annulmentWhileOneWasPending = false;
+          let annulmentAfterAnnulled = false;
           let captureSentAfterFailure = false;
           let elapsed = 0;
           for (const [trigger, copies, advance] of steps) {
@@ -253,13 +414,20 @@ describe('payment state machine under random partner behaviour (property)', () =
               );
               const operations = sent(decision.effects);
               annulments += operations.filter((type) => type === 'annulment').length;
+              if (operations.includes('annulment')) {
+                if (saga.pending?.type === 'annulment') annulmentWhileOneWasPending = true;
+                if (saga.state === 'annulled') annulmentAfterAnnulled = true;
+              }
               if (saga.failureReason !== null && operations.includes('capture'))
                 captureSentAfterFailure = true;
               saga = decision.saga;
             }
           }
           expect(saga.failureReason !== null && saga.state === 'captured').toBe(false);
-          expect(annulments).toBeLessThanOrEqual(1);
+          // The first, then one retry per annulment failure at most.
+          expect(annulments).toBeLessThanOrEqual(1 + TEST_POLICY.annulmentRetryDelaysMs.length);
+          expect(annulmentWhileOneWasPending).toBe(false);
+          expect(annulmentAfterAnnulled).toBe(false);
           expect(captureSentAfterFailure).toBe(false);
           if (saga.state === 'captured') expect(annulments).toBe(0);
         },

@@ -3,9 +3,10 @@ import type { PartnerEventType, PaymentOperationType } from '@comanda/contracts'
 
 /**
  * The payment saga as a transition table. A payment only ever moves up the ranks below
- * (capturing may stay in place while capture is retried), so a duplicate, late or
- * out-of-order event can never move it backwards, capture it after it failed, or annul it
- * twice: annulment is sent only on the one move into `annulling`.
+ * (capturing and annulling may stay in place while capture or annulment is retried), so a
+ * duplicate, late or out-of-order event can never move it backwards, capture it after it
+ * failed, or run two annulments at once: the first is sent on the one move into `annulling`,
+ * and a retry only after the previous one ended in a failure (ADR 0042).
  */
 export const PAYMENT_STATES = [
   'registration_pending',
@@ -47,6 +48,7 @@ export type PaymentTrigger =
   | { kind: 'order_placed' }
   | { kind: 'order_placement_failed'; reason: string }
   | { kind: 'capture_retry_due' }
+  | { kind: 'annulment_retry_due' }
   | { kind: 'reservation_expired' };
 
 /** Payment events on the bus a transition announces. */
@@ -57,6 +59,8 @@ export type PaymentEffect =
   | { kind: 'announce'; event: AnnouncedEvent }
   | { kind: 'schedule_capture_retry'; at: Date }
   | { kind: 'cancel_capture_retry' }
+  | { kind: 'schedule_annulment_retry'; at: Date }
+  | { kind: 'cancel_annulment_retry' }
   | { kind: 'schedule_reservation_expiry'; at: Date };
 
 export interface PendingOperation {
@@ -72,12 +76,20 @@ export interface PaymentSaga {
   failureReason: string | null;
   reservationExpiresAt: Date | null;
   captureFailures: number;
+  /**
+   * The payment's latest annulment, kept after it failed or timed out: its success, however
+   * late, still means the partner released the money (ADR 0042).
+   */
+  lastAnnulmentId: string | null;
+  annulmentFailures: number;
 }
 
 export interface SagaPolicy {
   reservationTtlMs: number;
   /** Delay before the n-th capture retry (n = failures so far, 1-based); none left: wait for expiry. */
   captureRetryDelaysMs: readonly number[];
+  /** Delay before the n-th annulment retry; none left, or at the reservation's end: give up. */
+  annulmentRetryDelaysMs: readonly number[];
 }
 
 export interface Decision {
@@ -105,6 +117,7 @@ export type TriggerName =
   | 'order_placed'
   | 'order_placement_failed'
   | 'capture_retry_due'
+  | 'annulment_retry_due'
   | 'reservation_expired';
 
 export function triggerName(
@@ -155,14 +168,27 @@ const failWithoutReservation =
     effects: [{ kind: 'announce', event: 'failed' }],
   });
 
-/** The partner may hold a reservation we cannot see: fail, and annul it (rule 3). */
+/**
+ * The partner may hold a reservation we cannot see (rule 3), or holds the registered
+ * transaction whose next operation it refused (ARCHITECTURE step 5): fail, and annul it.
+ * A reservation we never heard of began before now, so it ends at the latest one TTL from
+ * now: that bounds the annulment's retries.
+ */
 const failAndAnnul =
   (reason: string): Rule =>
   (saga, step) => {
     const annulment = send('annulment', step);
     return {
       note: `payment failed (${reason}); annulment sent`,
-      saga: { ...saga, state: 'annulling', pending: annulment.pending, failureReason: reason },
+      saga: {
+        ...saga,
+        state: 'annulling',
+        pending: annulment.pending,
+        lastAnnulmentId: annulment.pending.id,
+        failureReason: reasonOf(step.trigger, reason),
+        reservationExpiresAt:
+          saga.reservationExpiresAt ?? new Date(step.now.getTime() + step.policy.reservationTtlMs),
+      },
       effects: [
         { kind: 'announce', event: 'failed' },
         { kind: 'cancel_capture_retry' },
@@ -177,7 +203,12 @@ const annul =
     const annulment = send('annulment', step);
     return {
       note: `${why}; annulment sent`,
-      saga: { ...saga, state: 'annulling', pending: annulment.pending },
+      saga: {
+        ...saga,
+        state: 'annulling',
+        pending: annulment.pending,
+        lastAnnulmentId: annulment.pending.id,
+      },
       effects: [{ kind: 'cancel_capture_retry' }, annulment.effect],
     };
   };
@@ -206,6 +237,40 @@ const captureFailed: Rule = (saga, step) => {
     effects: [],
   };
 };
+
+/**
+ * An annulment that failed, was refused or timed out is tried again with a new operation
+ * while the reservation it releases may still exist; after that there is nothing left to
+ * release, and the payment ends `annulment_failed`.
+ */
+const annulmentFailed =
+  (what: string): Rule =>
+  (saga, step) => {
+    const failures = saga.annulmentFailures + 1;
+    const after = { ...saga, pending: null, annulmentFailures: failures };
+    const note = reasonOf(step.trigger, what);
+    const delay = step.policy.annulmentRetryDelaysMs[failures - 1];
+    const at = delay === undefined ? undefined : new Date(step.now.getTime() + delay);
+    if (at && (saga.reservationExpiresAt === null || at < saga.reservationExpiresAt)) {
+      return {
+        note: `${note} (${failures}); retry at ${at.toISOString()}`,
+        saga: after,
+        effects: [{ kind: 'schedule_annulment_retry', at }],
+      };
+    }
+    return {
+      note: `${note} (${failures}); no retry before the reservation expires`,
+      saga: { ...after, state: 'annulment_failed' },
+      effects: [],
+    };
+  };
+
+/** The partner released the money: the pending annulment, or the latest one, succeeded. */
+const annulled: Rule = (saga) => ({
+  note: saga.pending ? 'annulled' : 'annulled: the latest annulment succeeded late',
+  saga: { ...saga, state: 'annulled', pending: null },
+  effects: [{ kind: 'announce', event: 'annulled' }, { kind: 'cancel_annulment_retry' }],
+});
 
 const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> = lookupTable({
   registration_pending: {
@@ -239,7 +304,8 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
       effects: [{ kind: 'announce', event: 'authorized' }],
     }),
     authorization_failed: failWithoutReservation('authorization_failed'),
-    authorization_rejected: failWithoutReservation('authorization_rejected'),
+    // The request was refused, not the transaction: the registration stands at the partner.
+    authorization_rejected: failAndAnnul('authorization_rejected'),
     authorization_timed_out: failAndAnnul('authorization_timed_out'),
   },
   authorized: {
@@ -281,32 +347,47 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
         : annul('the reservation expired while capture kept failing')(saga, step),
   },
   annulling: {
-    annulment_succeeded: (saga) => ({
-      note: 'annulled',
-      saga: { ...saga, state: 'annulled', pending: null },
-      effects: [{ kind: 'announce', event: 'annulled' }],
-    }),
-    annulment_failed: (saga, step) => ({
-      note: reasonOf(step.trigger, 'annulment failed'),
-      saga: { ...saga, state: 'annulment_failed', pending: null },
-      effects: [],
-    }),
-    annulment_rejected: (saga, step) => ({
-      note: reasonOf(step.trigger, 'annulment rejected by the partner'),
-      saga: { ...saga, state: 'annulment_failed', pending: null },
-      effects: [],
-    }),
-    annulment_timed_out: (saga) => ({
-      note: 'no annulment event within the operation timeout',
-      saga: { ...saga, state: 'annulment_failed', pending: null },
-      effects: [],
-    }),
+    annulment_succeeded: annulled,
+    annulment_failed: annulmentFailed('annulment failed'),
+    annulment_rejected: annulmentFailed('annulment rejected by the partner'),
+    annulment_timed_out: annulmentFailed('no annulment event within the operation timeout'),
+    annulment_retry_due: (saga, step) => {
+      if (saga.pending) return 'an annulment is already in flight';
+      if (reservationExpired(saga, step.now)) {
+        return {
+          note: 'the reservation expired before the annulment could be retried',
+          saga: { ...saga, state: 'annulment_failed' },
+          effects: [],
+        };
+      }
+      const annulment = send('annulment', step);
+      return {
+        note: `annulment retried (after ${saga.annulmentFailures} failure(s))`,
+        saga: { ...saga, pending: annulment.pending, lastAnnulmentId: annulment.pending.id },
+        effects: [annulment.effect],
+      };
+    },
   },
   captured: {},
   failed: {},
   annulled: {},
-  annulment_failed: {},
+  // Not a move back: the same rank, and what the partner did to the money.
+  annulment_failed: { annulment_succeeded: annulled },
 });
+
+/**
+ * A late success of the payment's latest annulment (it failed or timed out first, or its
+ * retry is still waiting) completes it even though the payment no longer waits for it.
+ */
+function isLateAnnulmentSuccess(saga: PaymentSaga, trigger: PaymentTrigger): boolean {
+  return (
+    saga.pending === null &&
+    saga.lastAnnulmentId !== null &&
+    trigger.kind === 'partner_event' &&
+    trigger.type === 'annulment_succeeded' &&
+    trigger.operationId === saga.lastAnnulmentId
+  );
+}
 
 /** Decides what a trigger does to a payment; an ignored trigger leaves it unchanged. */
 export function decide(
@@ -317,7 +398,7 @@ export function decide(
   newOperationId: () => string,
 ): Decision {
   const ignore = (note: string): Decision => ({ applied: false, note, saga, effects: [] });
-  if ('operationId' in trigger) {
+  if ('operationId' in trigger && !isLateAnnulmentSuccess(saga, trigger)) {
     if (!saga.pending || saga.pending.id !== trigger.operationId) {
       return ignore('not the operation the payment waits for (duplicate, late or unknown)');
     }

@@ -48,6 +48,8 @@ export class PaymentView {
   failureReason!: string | null;
   @ApiProperty({ nullable: true, type: String }) reservationExpiresAt!: string | null;
   @ApiProperty() captureFailures!: number;
+  @ApiProperty({ description: 'Annulments that failed, were refused or timed out' })
+  annulmentFailures!: number;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
   @ApiProperty({ type: [PaymentOperationView] }) operations!: PaymentOperationView[];
@@ -65,6 +67,7 @@ export class PaymentView {
       failureReason: payment.saga.failureReason,
       reservationExpiresAt: iso(payment.saga.reservationExpiresAt),
       captureFailures: payment.saga.captureFailures,
+      annulmentFailures: payment.saga.annulmentFailures,
       createdAt: payment.createdAt.toISOString(),
       updatedAt: payment.updatedAt.toISOString(),
       operations: operations.map((operation) => ({

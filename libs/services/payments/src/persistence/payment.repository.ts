@@ -23,6 +23,8 @@ interface PaymentRow {
   failure_reason: string | null;
   reservation_expires_at: Date | null;
   capture_failures: number;
+  last_annulment_id: string | null;
+  annulment_failures: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -70,8 +72,9 @@ export class PaymentRepository {
     await tx.query(
       `INSERT INTO ${table(tx, 'payments')} (id, tenant_id, order_id, merchant_id, payment_method,
          amount_value, currency, state, pending_operation_id, pending_operation_type, failure_reason,
-         reservation_expires_at, capture_failures, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
+         reservation_expires_at, capture_failures, last_annulment_id, annulment_failures,
+         created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)`,
       [
         payment.id,
         payment.tenantId,
@@ -86,6 +89,8 @@ export class PaymentRepository {
         payment.saga.failureReason,
         payment.saga.reservationExpiresAt,
         payment.saga.captureFailures,
+        payment.saga.lastAnnulmentId,
+        payment.saga.annulmentFailures,
         payment.createdAt,
       ],
     );
@@ -121,7 +126,7 @@ export class PaymentRepository {
     await tx.query(
       `UPDATE ${table(tx, 'payments')} SET state = $2, pending_operation_id = $3,
          pending_operation_type = $4, failure_reason = $5, reservation_expires_at = $6,
-         capture_failures = $7, updated_at = $8
+         capture_failures = $7, last_annulment_id = $8, annulment_failures = $9, updated_at = $10
        WHERE id = $1`,
       [
         payment.id,
@@ -131,6 +136,8 @@ export class PaymentRepository {
         saga.failureReason,
         saga.reservationExpiresAt,
         saga.captureFailures,
+        saga.lastAnnulmentId,
+        saga.annulmentFailures,
         payment.updatedAt,
       ],
     );
@@ -260,6 +267,8 @@ function toPayment(row: PaymentRow): Payment {
       failureReason: row.failure_reason,
       reservationExpiresAt: row.reservation_expires_at,
       captureFailures: row.capture_failures,
+      lastAnnulmentId: row.last_annulment_id,
+      annulmentFailures: row.annulment_failures,
     },
     createdAt: row.created_at,
     updatedAt: row.updated_at,

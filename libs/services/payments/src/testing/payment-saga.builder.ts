@@ -8,6 +8,7 @@ import type {
 export const TEST_POLICY: SagaPolicy = {
   reservationTtlMs: 7 * 24 * 3_600_000,
   captureRetryDelaysMs: [60_000, 300_000],
+  annulmentRetryDelaysMs: [60_000, 300_000],
 };
 
 /** `aSaga().in('capturing').awaiting({id: 'op-1', type: 'capture'}).build()` */
@@ -22,6 +23,8 @@ export class SagaBuilder {
     failureReason: null,
     reservationExpiresAt: null,
     captureFailures: 0,
+    lastAnnulmentId: null,
+    annulmentFailures: 0,
   };
 
   in(state: PaymentState): this {
@@ -31,6 +34,11 @@ export class SagaBuilder {
 
   awaiting(pending: PendingOperation | null): this {
     this.saga = { ...this.saga, pending };
+    return this;
+  }
+
+  lastAnnulment(id: string): this {
+    this.saga = { ...this.saga, lastAnnulmentId: id };
     return this;
   }
 

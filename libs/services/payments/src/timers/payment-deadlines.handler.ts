@@ -22,6 +22,11 @@ export class PaymentDeadlinesHandler {
     await this.apply.execute(tx, payload.paymentId, { kind: 'capture_retry_due' });
   }
 
+  @OnTimer(PaymentTimers.AnnulmentRetry)
+  async annulmentRetryDue(payload: PaymentTimerPayload, tx: Tx): Promise<void> {
+    await this.apply.execute(tx, payload.paymentId, { kind: 'annulment_retry_due' });
+  }
+
   @OnTimer(PaymentTimers.ReservationExpiry)
   async reservationExpired(payload: PaymentTimerPayload, tx: Tx): Promise<void> {
     await this.apply.execute(tx, payload.paymentId, { kind: 'reservation_expired' });

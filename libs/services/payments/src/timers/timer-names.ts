@@ -4,6 +4,8 @@ export const PaymentTimers = {
   OperationTimeout: 'payment-operation-timeout',
   /** key: payment id. The next capture attempt after `capture_failed`. */
   CaptureRetry: 'payment-capture-retry',
+  /** key: payment id. The next annulment attempt after one failed or timed out. */
+  AnnulmentRetry: 'payment-annulment-retry',
   /** key: payment id. `RESERVATION_TTL_MS` after registration. */
   ReservationExpiry: 'payment-reservation-expiry',
 } as const;

@@ -11,7 +11,11 @@ import {
   type SagaPolicy,
 } from '../../domain/payment-state-machine';
 import { PaymentRepository } from '../../persistence/payment.repository';
-import { captureRetryDelaysMs, PaymentsConfig } from '../../payments.config';
+import {
+  annulmentRetryDelaysMs,
+  captureRetryDelaysMs,
+  PaymentsConfig,
+} from '../../payments.config';
 import { PaymentTimers, type PaymentTimerPayload } from '../../timers/timer-names';
 import { OperationRecorder } from './operation-recorder';
 import { PaymentAnnouncer } from './payment-announcer';
@@ -49,6 +53,7 @@ export class ApplyPaymentTrigger {
     this.policy = {
       reservationTtlMs: config.RESERVATION_TTL_MS,
       captureRetryDelaysMs: captureRetryDelaysMs(config),
+      annulmentRetryDelaysMs: annulmentRetryDelaysMs(config),
     };
   }
 
@@ -129,6 +134,17 @@ export class ApplyPaymentTrigger {
           break;
         case 'cancel_capture_retry':
           await this.timers.cancel(tx, PaymentTimers.CaptureRetry, key);
+          break;
+        case 'schedule_annulment_retry':
+          await this.timers.schedule<PaymentTimerPayload>(tx, {
+            name: PaymentTimers.AnnulmentRetry,
+            key,
+            fireAt: effect.at,
+            payload: { paymentId: payment.id },
+          });
+          break;
+        case 'cancel_annulment_retry':
+          await this.timers.cancel(tx, PaymentTimers.AnnulmentRetry, key);
           break;
         case 'schedule_reservation_expiry':
           await this.timers.schedule<PaymentTimerPayload>(tx, {

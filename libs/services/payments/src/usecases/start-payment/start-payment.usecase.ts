@@ -49,6 +49,8 @@ export class StartPayment {
           failureReason: problem,
           reservationExpiresAt: null,
           captureFailures: 0,
+          lastAnnulmentId: null,
+          annulmentFailures: 0,
         }
       : {
           state: 'registration_pending',
@@ -56,6 +58,8 @@ export class StartPayment {
           failureReason: null,
           reservationExpiresAt: null,
           captureFailures: 0,
+          lastAnnulmentId: null,
+          annulmentFailures: 0,
         };
     const payment: Payment = {
       id: randomUUID(),
