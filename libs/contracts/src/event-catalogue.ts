@@ -17,6 +17,8 @@ export const EventTypes = {
   PaymentCaptured: 'payment.captured',
   PaymentAnnulled: 'payment.annulled',
   PaymentFailed: 'payment.failed',
+  /** Every annulment failed until no retry was left: the reservation may still hold the money. */
+  PaymentAnnulmentFailed: 'payment.annulment_failed',
   /** A merchant was created or changed: notifications keeps its signing secret from this. */
   MerchantConfigured: 'payment.merchant_configured',
   // Notifications: a verified partner event, handed to payments
@@ -225,6 +227,7 @@ export interface EventPayloads {
   'payment.captured': PaymentStateChanged;
   'payment.annulled': PaymentStateChanged;
   'payment.failed': PaymentFailed;
+  'payment.annulment_failed': PaymentFailed;
   'payment.merchant_configured': MerchantConfigured;
   'payment.partner_event_received': PartnerEventReceived;
   'config.updated': ConfigUpdated;

@@ -30,6 +30,7 @@ export const CONSUMER_TOPOLOGY: readonly ConsumerDeclaration[] = [
       'payment.captured',
       'payment.annulled',
       'payment.failed',
+      'payment.annulment_failed',
     ],
   },
   { service: 'orders', consumer: 'order-charges', eventTypes: ['config.updated'] },

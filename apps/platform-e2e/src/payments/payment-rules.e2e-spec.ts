@@ -14,8 +14,13 @@ describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)',
       bus: 'rabbitmq',
       partner: 'fake',
       // Long enough that no operation meant to succeed meets it on a stalled CI machine.
-      env: { PAYMENT_OPERATION_TIMEOUT_MS: '8000' },
+      env: { PAYMENT_OPERATION_TIMEOUT_MS: '8000', ANNULMENT_RETRY_DELAYS_MS: '300' },
     });
+    world.partner.script('annulment-fails', (operation) =>
+      operation.operationType === 'annulment'
+        ? { status: 202, event: 'annulment_failed' }
+        : succeed(operation, 1),
+    );
     world.partner.script('silent', (operation) =>
       operation.operationType === 'registration' ? { status: 202 } : succeed(operation, 1),
     );
@@ -116,6 +121,26 @@ describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)',
       .map((operation) => operation.body.operationType);
     expect(types).toEqual(['registration', 'authorization', 'annulment']);
     expect((await world.order(orderId)).status).toBe('failed');
+  });
+
+  it('retries an annulment that fails, then shows the order that the money may still be held', async () => {
+    const orderId = await world.checkout('annulment-fails');
+    await world.orderIn(orderId, 'ready');
+    await world.place(orderId, 'failed');
+    const payment = await world.paymentIn(orderId, 'annulment_failed');
+    const types = world.partner
+      .operationsOf(payment.id)
+      .map((operation) => operation.body.operationType);
+    expect(types).toEqual(['registration', 'authorization', 'annulment', 'annulment']);
+    const order = await waitFor('the order shows the annulment failed', async () => {
+      const read = await world.order(orderId);
+      return read.payments[0]?.status === 'annulment_failed' && read;
+    });
+    expect(order.status).toBe('failed');
+    expect(order.payments[0]).toMatchObject({
+      paymentId: payment.id,
+      reason: 'no annulment succeeded in 2 attempt(s)',
+    });
   });
 
   it('fails the checkout and annuls when the partner never completes the registration (rules 3 and 4)', async () => {

@@ -244,8 +244,10 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       stateBefore: 'annulment_failed',
       stateAfter: 'annulled',
     });
+    // Given up first (the order hears the money may be held), then released after all.
     expect(harness.typesOf(orderId)).toEqual([
       EventTypes.PaymentFailed,
+      EventTypes.PaymentAnnulmentFailed,
       EventTypes.PaymentAnnulled,
     ]);
   });
@@ -681,5 +683,14 @@ describe('annulment retries until the reservation expires (ADR 0042)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(harness.partner.operationsOf(paymentId)).toHaveLength(count);
     expect(harness.typesOf(orderId)).not.toContain(EventTypes.PaymentAnnulled);
+    // The order hears that the money may still be held.
+    const gaveUp = await waitFor('payment.annulment_failed', () =>
+      harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentAnnulmentFailed),
+    );
+    expect(gaveUp.data).toMatchObject({
+      paymentId,
+      orderId,
+      reason: expect.stringMatching(/attempt/),
+    });
   });
 });

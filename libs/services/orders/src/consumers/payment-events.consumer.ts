@@ -43,6 +43,14 @@ export class PaymentEventsConsumer {
     return this.apply('failed', event, ctx);
   }
 
+  @OnEvent(EventTypes.PaymentAnnulmentFailed, { consumer: PAYMENT_EVENTS })
+  annulmentFailed(
+    @Payload() event: CloudEvent<'payment.annulment_failed'>,
+    @Ctx() ctx: BusContext,
+  ) {
+    return this.apply('annulment_failed', event, ctx);
+  }
+
   private apply(
     status: PaymentEventStatus,
     event: CloudEvent<
@@ -51,6 +59,7 @@ export class PaymentEventsConsumer {
       | 'payment.captured'
       | 'payment.annulled'
       | 'payment.failed'
+      | 'payment.annulment_failed'
     >,
     ctx: BusContext,
   ): Promise<void> {

@@ -11,6 +11,8 @@ const PROGRESS: Readonly<Record<string, number>> = lookupTable({
   captured: 3,
   annulled: 3,
   failed: 3,
+  // The partner may still hold the money; a late annulment success may still end it annulled.
+  annulment_failed: 3,
 });
 
 /** The order's payments with `update` applied, unless it would move its payment backwards. */

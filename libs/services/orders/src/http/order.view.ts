@@ -16,7 +16,9 @@ export class StoreDetailsView {
 
 export class OrderPaymentView {
   @ApiProperty() paymentId!: string;
-  @ApiProperty({ enum: ['registered', 'authorized', 'captured', 'annulled', 'failed'] })
+  @ApiProperty({
+    enum: ['registered', 'authorized', 'captured', 'annulled', 'failed', 'annulment_failed'],
+  })
   status!: string;
   @ApiProperty({
     type: 'object',

@@ -261,10 +261,10 @@ describe('payment state machine', () => {
       },
     );
 
-    it('ends annulment_failed once no retry falls before the reservation expires', () => {
+    it('ends annulment_failed once no retry falls before the reservation expires, and says so to the order', () => {
       const failed = run(annulling(at(30_000)), event('annulment_failed', 'a-1'));
       expect(failed.saga.state).toBe('annulment_failed');
-      expect(failed.effects).toEqual([]);
+      expect(failed.effects).toEqual([{ kind: 'announce', event: 'annulment_failed' }]);
     });
 
     it('ends annulment_failed once the retry delays are used up', () => {
@@ -289,6 +289,7 @@ describe('payment state machine', () => {
       );
       expect(last.saga.state).toBe('annulment_failed');
       expect(last.saga.annulmentFailures).toBe(3);
+      expect(announced(last.effects)).toEqual(['annulment_failed']);
     });
 
     it('ends annulled when the latest annulment succeeds after it timed out (not a move back)', () => {

@@ -52,7 +52,8 @@ export type PaymentTrigger =
   | { kind: 'reservation_expired' };
 
 /** Payment events on the bus a transition announces. */
-export type AnnouncedEvent = 'registered' | 'authorized' | 'captured' | 'annulled' | 'failed';
+export type AnnouncedEvent =
+  'registered' | 'authorized' | 'captured' | 'annulled' | 'failed' | 'annulment_failed';
 
 export type PaymentEffect =
   | { kind: 'send'; operationType: PaymentOperationType; operationId: string }
@@ -261,7 +262,7 @@ const annulmentFailed =
     return {
       note: `${note} (${failures}); no retry before the reservation expires`,
       saga: { ...after, state: 'annulment_failed' },
-      effects: [],
+      effects: [{ kind: 'announce', event: 'annulment_failed' }],
     };
   };
 
@@ -357,7 +358,7 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
         return {
           note: 'the reservation expired before the annulment could be retried',
           saga: { ...saga, state: 'annulment_failed' },
-          effects: [],
+          effects: [{ kind: 'announce', event: 'annulment_failed' }],
         };
       }
       const annulment = send('annulment', step);

@@ -68,6 +68,7 @@ export class PaymentsHarness {
         EventTypes.PaymentCaptured,
         EventTypes.PaymentAnnulled,
         EventTypes.PaymentFailed,
+        EventTypes.PaymentAnnulmentFailed,
         EventTypes.MerchantConfigured,
         EventTypes.PaymentOperationRequested,
       ],

@@ -7,7 +7,8 @@ import { OrderRepository } from '../../persistence/order.repository';
 import { CloseOrder } from '../close-order/close-order';
 import { OrderAnnouncer } from '../order-announcer';
 
-export type PaymentEventStatus = 'registered' | 'authorized' | 'captured' | 'annulled' | 'failed';
+export type PaymentEventStatus =
+  'registered' | 'authorized' | 'captured' | 'annulled' | 'failed' | 'annulment_failed';
 
 export interface PaymentEventCommand {
   tenantId: string;

@@ -26,6 +26,13 @@ export class PaymentAnnouncer {
         type: EventTypes.PaymentFailed,
         data: { ...data, reason: payment.saga.failureReason ?? 'payment_failed' },
       });
+    } else if (event === 'annulment_failed') {
+      const attempts = payment.saga.annulmentFailures;
+      await this.outbox.add(tx, {
+        ...envelope,
+        type: EventTypes.PaymentAnnulmentFailed,
+        data: { ...data, reason: `no annulment succeeded in ${attempts} attempt(s)` },
+      });
     } else {
       await this.outbox.add(tx, { ...envelope, type: TYPES[event], data });
     }
