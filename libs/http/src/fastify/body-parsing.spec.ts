@@ -91,10 +91,21 @@ describe('request bodies', () => {
     },
   );
 
-  it('refuses a body with a __proto__ member as malformed', async () => {
-    const response = await postJsonText('{"a":1,"__proto__":{"polluted":true}}');
-    expect(response.status).toBe(400);
+  it('refuses a body with a __proto__ or constructor.prototype member, saying why', async () => {
+    for (const text of [
+      '{"a":1,"__proto__":{"polluted":true}}',
+      '{"a":{"constructor":{"prototype":{"polluted":true}}}}',
+    ]) {
+      const response = await postJsonText(text);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        code: 'request.forbidden_member',
+        detail: expect.stringContaining('__proto__'),
+      });
+    }
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    const malformed = await postJsonText('{"a":');
+    expect(await malformed.json()).toMatchObject({ code: 'request.malformed_json' });
   });
 
   it('accepts a JSON body nested 64 deep', async () => {

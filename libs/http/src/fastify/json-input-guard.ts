@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { ProblemFieldError } from '../problem/problem-details';
+import { ProblemError } from '../problem/problem.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { MAX_JSON_DEPTH } from '../storable/storable-text';
 
@@ -106,8 +107,8 @@ export function parseGuardedJson(
       protoAction: 'error',
       constructorAction: 'error',
     });
-  } catch {
-    throw invalidJsonError();
+  } catch (error) {
+    throw isForbiddenMember(error) ? forbiddenMemberError() : invalidJsonError();
   }
   const breach = jsonLimitBreach(parsed, limits);
   if (breach) throw new RequestValidationError([breach]);
@@ -148,6 +149,25 @@ function emptyJsonError(): Error {
       code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
     },
   );
+}
+
+/** secure-json-parse's refusal of a `__proto__` or `constructor.prototype` member. */
+function isForbiddenMember(error: unknown): boolean {
+  return (
+    error instanceof SyntaxError &&
+    /forbidden (?:prototype|constructor) property/.test(error.message)
+  );
+}
+
+/** Valid JSON, refused for a member name that could pollute prototypes: said as such. */
+function forbiddenMemberError(): ProblemError {
+  return new ProblemError({
+    status: 400,
+    code: 'request.forbidden_member',
+    title: 'Forbidden member name',
+    detail:
+      'The JSON body has a "__proto__" or "constructor.prototype" member; such members are refused.',
+  });
 }
 
 function invalidJsonError(): Error {
