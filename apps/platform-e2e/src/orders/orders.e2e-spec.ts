@@ -270,9 +270,8 @@ describe('orders through the gateway', () => {
           [...placement],
           'POST',
           `/orders/${orderId}/place-order-session/start`,
-          {
-            placeOrderSessionId: sessionId,
-          },
+          // The same UUID, in upper case the last time: the same session.
+          { placeOrderSessionId: i === 2 ? sessionId.toUpperCase() : sessionId },
         );
         expect(start.status).toBe(200);
       }
@@ -297,6 +296,7 @@ describe('orders through the gateway', () => {
       expect(refused[0].detail).toMatchObject({ callback: 'pos/placed', repeats: 30 });
       const types = read.json.timeline.map((e: Order) => e.type);
       expect(types.filter((type: string) => type === 'session_started')).toHaveLength(1);
+      expect(types).not.toContain('session_resumed_with_other_id');
       expect(
         read.json.timeline.find((e: Order) => e.type === 'session_resumed').detail,
       ).toMatchObject({

@@ -41,9 +41,11 @@ export class StartSession {
     } else {
       // A repeat: refused unless the session is under way, and counted, not written again.
       transition(order.id, order.status, 'session_started');
-      const sameId = order.placement?.sessionId === command.placeOrderSessionId;
+      // UUIDs compare without regard to case (RFC 9562): the session's own spelling is kept.
+      const current = order.placement?.sessionId ?? null;
+      const sameId = current?.toLowerCase() === command.placeOrderSessionId.toLowerCase();
       recordRepeated(order, sameId ? 'session_resumed' : 'session_resumed_with_other_id', now, {
-        placeOrderSessionId: command.placeOrderSessionId,
+        placeOrderSessionId: sameId ? current : command.placeOrderSessionId,
       });
     }
     await this.orders.save(tx, order);
