@@ -14,14 +14,29 @@ describe('request bodies', () => {
   });
   afterAll(() => app.close());
 
-  it('hands a text/plain body to the handler as a string', async () => {
+  it('refuses a text/plain body with 415 where the service did not ask for it, as the gateway does', async () => {
     const response = await call(`${url}/text`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain; charset=utf-8' },
-      body: 'export default () => "olá";',
+      body: '{"name":"x"}',
     });
-    expect(response.status).toBe(201);
-    expect(response.json()).toEqual({ type: 'string', body: 'export default () => "olá";' });
+    expect(response.status).toBe(415);
+    expect(response.json()).toMatchObject({ code: 'request.unsupported_media_type' });
+  });
+
+  it('hands a text/plain body to the handler as a string where the service takes it', async () => {
+    const plain = await startKitTestApp({ rawContentTypes: ['text/plain'] });
+    try {
+      const response = await call(`${plain.url}/text`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: 'export default () => "olá";',
+      });
+      expect(response.status).toBe(201);
+      expect(response.json()).toEqual({ type: 'string', body: 'export default () => "olá";' });
+    } finally {
+      await plain.app.close();
+    }
   });
 
   it('hands a body of a configured raw content type to the handler as a string', async () => {

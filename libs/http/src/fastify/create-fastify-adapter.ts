@@ -56,6 +56,11 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     capConnectionsPerAddress(fastify.server, options.maxConnectionsPerAddress);
   }
   installRequestContext(fastify);
+  // Fastify parses text/plain by default; a service takes it only when it says so, like the
+  // gateway, so its own port answers 415 as the gateway does.
+  if (!(options.rawContentTypes ?? []).includes('text/plain')) {
+    fastify.removeContentTypeParser('text/plain');
+  }
   for (const type of options.rawContentTypes ?? []) {
     if (fastify.hasContentTypeParser(type)) continue;
     fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (_request, body, done) =>
