@@ -47,6 +47,7 @@ export type { OnEventOptions } from './nest/on-event.decorator';
 export { MessagingModule } from './messaging.module';
 export { MessagingLifecycle } from './messaging.lifecycle';
 export type { LoopState } from './polling/polling-loop';
+export { ConcurrentWork, type ConcurrentWorkOptions } from './polling/concurrent-work';
 export { MESSAGING_OPTIONS } from './messaging.options';
 export type { MessagingOptions, RelayTuning, TimerTuning } from './messaging.options';
 export { MESSAGING_MIGRATIONS } from './migrations/messaging.migrations';

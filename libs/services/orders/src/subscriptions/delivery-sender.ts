@@ -5,7 +5,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { describeError } from '@comanda/messaging';
+import { ConcurrentWork, describeError } from '@comanda/messaging';
 import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { RecordAttempt, type ClaimedDelivery } from './record-attempt.usecase';
@@ -46,63 +46,51 @@ const LEASE_MARGIN_MS = 5_000;
 export class DeliverySender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliverySender.name);
   private readonly leaseMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  /** The look for due deliveries under way, if any. */
-  private running: Promise<void> | undefined;
-  /** A slot came free during a look: look again when it ends. */
-  private lookAgain = false;
-  private readonly sending = new Set<Promise<void>>();
-  private stopped = true;
+  private readonly work: ConcurrentWork<ClaimedRow>;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly sender: WebhookSender,
     private readonly record: RecordAttempt,
-    private readonly config: WebhooksConfig,
+    config: WebhooksConfig,
     private readonly secrets: SecretBox,
   ) {
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    this.work = new ConcurrentWork({
+      concurrency: config.WEBHOOK_SEND_CONCURRENCY,
+      claimBatch: CLAIM_BATCH,
+      pollMs: config.WEBHOOK_SEND_POLL_MS,
+      claim: (limit) => this.unitOfWork.run((tx) => this.claim(tx, limit)),
+      run: (delivery) => this.attempt(delivery),
+      // A failed attempt: the lease runs out and the delivery is attempted again.
+      onError: (error, delivery) =>
+        this.logger.error(
+          delivery
+            ? `webhook delivery ${delivery.id} failed: ${describeError(error)}`
+            : `looking for due webhook deliveries failed: ${describeError(error)}`,
+        ),
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.work.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-    await this.idle();
-  }
-
-  /** Resolves once every attempt in flight has been recorded. */
-  async idle(): Promise<void> {
-    while (this.sending.size > 0) await Promise.all(this.sending);
+    await this.work.stop();
   }
 
   /**
-   * Claims due deliveries, as many as there are free slots, and starts attempting each;
-   * answers how many it claimed without waiting for them (each frees its slot and looks
-   * again when it ends).
+   * Claims due deliveries for the free slots and starts attempting each; answers how many it
+   * claimed without waiting for them.
    */
-  async sendDue(): Promise<number> {
-    const free = Math.min(CLAIM_BATCH, this.config.WEBHOOK_SEND_CONCURRENCY - this.sending.size);
-    if (free <= 0) return 0;
-    const claimed = await this.unitOfWork.run((tx) => this.claim(tx, free));
-    for (const delivery of claimed) {
-      const attempt: Promise<void> = this.attempt(delivery)
-        .catch((error: unknown) => {
-          // The lease runs out and the delivery is attempted again.
-          this.logger.error(`webhook delivery ${delivery.id} failed: ${describeError(error)}`);
-        })
-        .finally(() => {
-          this.sending.delete(attempt);
-          this.wake();
-        });
-      this.sending.add(attempt);
-    }
-    return claimed.length;
+  sendDue(): Promise<number> {
+    return this.work.claimOnce();
+  }
+
+  /** Resolves once every attempt in flight has been recorded. */
+  idle(): Promise<void> {
+    return this.work.idle();
   }
 
   private async claim(tx: Tx, limit: number): Promise<ClaimedRow[]> {
@@ -163,34 +151,5 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
       eventType: row.event_type,
       body: row.body,
     });
-  }
-
-  /** A slot came free: look for due deliveries now, or as soon as the look under way ends. */
-  private wake(): void {
-    if (this.running) this.lookAgain = true;
-    else this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.sendDue().then(
-        (claimed) => this.afterLook(claimed > 0),
-        (error: unknown) => {
-          this.logger.error(`looking for due webhook deliveries failed: ${describeError(error)}`);
-          this.afterLook(false);
-        },
-      );
-    }, delayMs);
-  }
-
-  private afterLook(claimedSome: boolean): void {
-    this.running = undefined;
-    const again = claimedSome || this.lookAgain;
-    this.lookAgain = false;
-    const full = this.sending.size >= this.config.WEBHOOK_SEND_CONCURRENCY;
-    this.schedule(again && !full ? 0 : this.config.WEBHOOK_SEND_POLL_MS);
   }
 }

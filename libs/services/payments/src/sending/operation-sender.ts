@@ -4,6 +4,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { ConcurrentWork } from '@comanda/messaging';
 import { OutboundHttp, signBody } from '@comanda/outbound';
 import { DataSource } from 'typeorm';
 import { schemaOf } from '@comanda/persistence';
@@ -42,13 +43,7 @@ type SendResult =
 export class OperationSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OperationSender.name);
   private readonly leaseMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  /** The look for due operations under way, if any. */
-  private running: Promise<void> | undefined;
-  /** A slot came free during a look: look again when it ends. */
-  private lookAgain = false;
-  private readonly sending = new Set<Promise<void>>();
-  private stopped = true;
+  private readonly work: ConcurrentWork<ClaimedOperation>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -59,29 +54,31 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     private readonly config: PaymentsConfig,
   ) {
     this.leaseMs = config.PAYMENT_SEND_REQUEST_TIMEOUT_MS + 5_000;
+    this.work = new ConcurrentWork({
+      concurrency: config.PAYMENT_SEND_CONCURRENCY,
+      claimBatch: CLAIM_BATCH,
+      pollMs: config.PAYMENT_SEND_POLL_MS,
+      claim: (limit) => this.claim(limit),
+      run: (operation) => this.sendOne(operation),
+      onError: (error, operation) =>
+        this.logger.error(
+          operation
+            ? `sending operation ${operation.id} failed: ${describe(error)}`
+            : `sending payment operations failed: ${describe(error)}`,
+        ),
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.work.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-    await Promise.all(this.sending);
+    await this.work.stop();
     await this.outbound.close();
   }
 
-  /**
-   * Claims due operations, as many as there are free sending slots, and starts sending each;
-   * returns how many it claimed, without waiting for their sends (each frees its slot and
-   * looks again when it ends).
-   */
-  async sendDue(): Promise<number> {
-    const free = Math.min(CLAIM_BATCH, this.config.PAYMENT_SEND_CONCURRENCY - this.sending.size);
-    if (free <= 0) return 0;
+  private async claim(limit: number): Promise<ClaimedOperation[]> {
     const schema = schemaOf(this.dataSource);
     const [claimed]: [ClaimedOperation[], number] = await this.dataSource.query(
       `UPDATE "${schema}"."payment_operations" o
@@ -97,50 +94,9 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
        RETURNING o.id, o.payment_id, o.merchant_id, o.body, o.send_attempts,
          (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
          (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed`,
-      [this.leaseMs, free],
+      [this.leaseMs, limit],
     );
-    for (const operation of claimed) {
-      const send: Promise<void> = this.sendOne(operation)
-        .catch((error: unknown) => {
-          // The lease runs out and the operation is sent again.
-          this.logger.error(`sending operation ${operation.id} failed: ${describe(error)}`);
-        })
-        .finally(() => {
-          this.sending.delete(send);
-          this.wake();
-        });
-      this.sending.add(send);
-    }
-    return claimed.length;
-  }
-
-  /** A slot came free: look for due operations now, or as soon as the look under way ends. */
-  private wake(): void {
-    if (this.running) this.lookAgain = true;
-    else this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.sendDue().then(
-        (claimed) => this.afterLook(claimed > 0),
-        (error: unknown) => {
-          this.logger.error(`sending payment operations failed: ${describe(error)}`);
-          this.afterLook(false);
-        },
-      );
-    }, delayMs);
-  }
-
-  private afterLook(claimedSome: boolean): void {
-    this.running = undefined;
-    const again = claimedSome || this.lookAgain;
-    this.lookAgain = false;
-    const full = this.sending.size >= this.config.PAYMENT_SEND_CONCURRENCY;
-    this.schedule(again && !full ? 0 : this.config.PAYMENT_SEND_POLL_MS);
+    return claimed;
   }
 
   private async sendOne(operation: ClaimedOperation): Promise<void> {
