@@ -763,6 +763,33 @@ describe('orders through the gateway', () => {
       expect(after.json.orderId ?? null).toBeNull();
     });
 
+    it('refuses a checkout when the store changed its currency after the basket was started', async () => {
+      const tenant = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
+      const storeId = await seedStore(tenant);
+      const basket = await tenant.as<Order>(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'pickup',
+        guest: GUEST,
+      });
+      const basketPath = `/baskets/${basket.json.id}`;
+      await tenant.as(['storefront'], 'POST', `${basketPath}/items`, {
+        menuItemId: 'burger',
+        quantity: 1,
+      });
+      // seedStore sells in CHF.
+      const changed = await tenant.as(['catalog:write'], 'PUT', `/stores/${storeId}`, {
+        name: 'Zum Löwen',
+        currency: 'JPY',
+        mappingDetails: {},
+      });
+      expect(changed.status).toBe(200);
+      const checkout = await tenant.as<Order>(['storefront'], 'POST', `${basketPath}/checkout`, {});
+      expect(checkout.status).toBe(409);
+      expect(checkout.json).toMatchObject({ code: 'basket.currency_changed' });
+      const after = await tenant.as<Order>(['storefront'], 'GET', basketPath);
+      expect(after.json.orderId ?? null).toBeNull();
+    });
+
     it('redacts guest name, e-mail, phone and address without personal-data:read, in the order, the ready list, the session start and the basket', async () => {
       const { orderId, basketId } = await placeBasket(tenant, storeId, { fulfillment: 'delivery' });
       const redacted = {

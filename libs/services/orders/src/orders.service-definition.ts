@@ -3,6 +3,7 @@ import { secretBoxFrom } from '@comanda/security';
 import { OrdersModule } from './orders.module';
 import { BasketEntity } from './persistence/basket.entity';
 import { ConfirmationEmailEntity } from './persistence/confirmation-email.entity';
+import { AddBasketCurrency1793000000000 } from './persistence/add-basket-currency.migration';
 import { CreateOrdersTables1764000000000 } from './persistence/create-orders-tables.migration';
 import { OrderChargesEntity } from './persistence/order-charges.entity';
 import { OrderEntity } from './persistence/order.entity';
@@ -26,6 +27,7 @@ export const ordersService: ServiceDefinition = {
     migrations: (env) => [
       CreateOrdersTables1764000000000,
       ...subscriptionMigrations(secretBoxFrom(env, 'orders')),
+      AddBasketCurrency1793000000000,
     ],
   },
   module: OrdersModule,

@@ -18,6 +18,15 @@ export class StoreNotFoundError extends OrdersDomainError {
   }
 }
 
+export class BasketCurrencyChangedError extends OrdersDomainError {
+  constructor(basketCurrency: string, storeCurrency: string) {
+    super(
+      'basket.currency_changed',
+      `The basket's prices are in ${basketCurrency}, but the store now sells in ${storeCurrency}: start a new basket.`,
+    );
+  }
+}
+
 export class MenuItemNotFoundError extends OrdersDomainError {
   constructor(menuItemId: string) {
     super('menu.item_not_found', `The store's menu has no item "${menuItemId}".`);

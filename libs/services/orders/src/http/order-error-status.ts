@@ -17,6 +17,7 @@ export const ORDER_ERROR_STATUS: Readonly<Record<string, { status: number; title
     'basket.not_found': { status: 404, title: 'Basket not found' },
     'basket.checked_out': { status: 409, title: 'Basket already checked out' },
     'basket.empty': { status: 409, title: 'Basket is empty' },
+    'basket.currency_changed': { status: 409, title: 'Store currency changed' },
     'basket.limit_reached': { status: 409, title: 'Basket limit reached' },
     'basket.address_required': { status: 400, title: 'Address required' },
     'discount.invalid_target': { status: 409, title: 'Discount names no unit of the basket' },

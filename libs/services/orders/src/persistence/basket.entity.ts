@@ -16,6 +16,10 @@ export class BasketEntity {
   @Column({ type: 'varchar', length: 16 })
   fulfillment!: Fulfillment;
 
+  /** The store's currency when the basket was started: its lines are priced in it. */
+  @Column({ type: 'varchar', length: LIMITS.currencyLength, nullable: true })
+  currency!: string | null;
+
   @Column({ name: 'requested_ready_time', type: 'varchar', length: 64, nullable: true })
   requestedReadyTime!: string | null;
 

@@ -38,6 +38,7 @@ export class CreateBasket {
       id: randomUUID(),
       tenantId: command.tenantId,
       storeId: store.storeId,
+      currency: store.currency,
       fulfillment: command.fulfillment,
       requestedReadyTime: command.requestedReadyTime ?? null,
       guest: command.guest,

@@ -5,6 +5,7 @@ import { checkDiscountAmounts } from '../../domain/basket';
 import { record, totalsOf } from '../../domain/order';
 import {
   BasketCheckedOutError,
+  BasketCurrencyChangedError,
   BasketEmptyError,
   IdempotencyKeyReusedError,
   PaymentMerchantMismatchError,
@@ -60,6 +61,11 @@ export class Checkout {
     if (basket.orderId) throw new BasketCheckedOutError(basket.id, basket.orderId);
     if (basket.lines.length === 0) throw new BasketEmptyError();
     if (!store) throw new StoreNotFoundError(basket.storeId);
+    // Lines keep the prices they were added at; a store that changed currency since would
+    // re-label them (baskets started before the currency was kept have none to compare).
+    if (basket.currency !== null && basket.currency !== store.currency) {
+      throw new BasketCurrencyChangedError(basket.currency, store.currency);
+    }
     if (basket.paymentRequest && basket.paymentRequest.merchantId !== store.paymentMerchantId) {
       throw new PaymentMerchantMismatchError(store.storeId);
     }
