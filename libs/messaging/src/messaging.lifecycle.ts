@@ -47,22 +47,38 @@ export class MessagingLifecycle implements OnApplicationBootstrap, OnApplication
   }
 
   /**
-   * For the readiness check: the poller (and the relay, once started) run, their last round
-   * worked, and neither has been stuck in a round for three poll intervals (at least 5 s).
+   * For the readiness check: the poller, the loops `watch`ed (and the relay, once started)
+   * run, their last round worked, and none has been stuck in a round for three poll
+   * intervals (at least 5 s).
    */
   isHealthy(): boolean {
-    const { relay, timers } = this.loops();
-    return (relay === 'ok' || relay === 'not-started') && timers === 'ok';
+    const { relay, ...others } = this.loops();
+    return (
+      (relay === 'ok' || relay === 'not-started') &&
+      Object.values(others).every((state) => state === 'ok')
+    );
   }
 
   /** Each loop's state, for the readiness answer: which one is stopped, stuck or failing. */
-  loops(): { relay: LoopState | 'not-started'; timers: LoopState } {
+  loops(): Record<string, LoopState | 'not-started'> & { relay: LoopState | 'not-started' } {
     const relayStarted = !this.options.deferRelayStart || this.relayStarted;
+    const watched = Object.fromEntries([...this.watched].map(([name, state]) => [name, state()]));
     return {
+      ...watched,
       relay: relayStarted ? this.relay.state() : 'not-started',
       timers: this.poller.state(),
     };
   }
+
+  /**
+   * Another loop of the service for readiness to watch beside the relay and the timer
+   * poller (a sender of posts to partners or webhook endpoints): `state` is read per probe.
+   */
+  watch(name: string, state: () => LoopState): void {
+    this.watched.set(name, state);
+  }
+
+  private readonly watched = new Map<string, () => LoopState>();
 
   private relayStarted = false;
 }

@@ -13,6 +13,8 @@ export interface OutboundRequest {
   body: string | Buffer;
   /** Whole request, connect to last byte (default 10 s). */
   timeoutMs?: number;
+  /** Aborts the request before its timeout (the sender is stopping). */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -36,15 +38,20 @@ type LookupCallback = (
 export class OutboundHttp {
   private readonly agent: Agent;
 
+  /**
+   * @param connectionsPerOrigin at least the sender's concurrency: requests past it would wait
+   *   in the agent's queue for one host while their timeout runs.
+   */
   constructor(
     private readonly policy: OutboundPolicy,
     private readonly maxResponseBytes = 64 * 1024,
+    connectionsPerOrigin = 32,
   ) {
     this.agent = new Agent({
       connect: {
         lookup: (hostname, options, callback) => this.lookup(hostname, options, callback),
       },
-      connections: 32,
+      connections: connectionsPerOrigin,
     });
   }
 
@@ -73,7 +80,9 @@ export class OutboundHttp {
       dispatcher: this.agent,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: outgoing.signal
+        ? AbortSignal.any([AbortSignal.timeout(timeoutMs), outgoing.signal])
+        : AbortSignal.timeout(timeoutMs),
     });
     const chunks: Buffer[] = [];
     let size = 0;

@@ -79,4 +79,26 @@ describe('ConcurrentWork', () => {
     await stopping;
     expect(stopped).toBe(true);
   });
+
+  it('aborts the items still running when it stops, so one that hangs does not hold the stop', async () => {
+    let aborted = false;
+    const pool = new ConcurrentWork<string>({
+      concurrency: 1,
+      claimBatch: 1,
+      pollMs: LONG_POLL_MS,
+      claim: async () => ['hangs'],
+      // Ends only when told to stop, as a post does when its signal aborts.
+      run: (_item, stopping) =>
+        new Promise<void>((resolve) =>
+          stopping.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          }),
+        ),
+      onError: () => undefined,
+    });
+    expect(await pool.claimOnce()).toBe(1);
+    await pool.stop();
+    expect(aborted).toBe(true);
+  });
 });

@@ -9,8 +9,12 @@ export interface ConcurrentWorkOptions<T> {
   pollMs: number;
   /** Claims up to `limit` items (with a lease, so replicas share them). */
   claim: (limit: number) => Promise<readonly T[]>;
-  /** Runs one claimed item. A rejection goes to `onError`; the item's lease runs out. */
-  run: (item: T) => Promise<void>;
+  /**
+   * Runs one claimed item. A rejection goes to `onError`; the item's lease runs out. The
+   * signal aborts when the work stops: end at once, recording nothing (the lease runs out
+   * and the item is claimed again).
+   */
+  run: (item: T, stopping: AbortSignal) => Promise<void>;
   /** A failed look (no item), or a failed item. */
   onError: (error: unknown, item?: T) => void;
 }
@@ -23,6 +27,7 @@ export interface ConcurrentWorkOptions<T> {
  */
 export class ConcurrentWork<T> {
   private readonly running = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
   private readonly loop: PollingLoop;
 
   constructor(private readonly options: ConcurrentWorkOptions<T>) {
@@ -37,9 +42,13 @@ export class ConcurrentWork<T> {
     this.loop.start();
   }
 
-  /** Stops looking, then waits for the items still running. */
+  /**
+   * Stops looking, aborts the items still running (a post that hangs must not hold the
+   * process past its shutdown deadline) and waits for them to end.
+   */
   async stop(): Promise<void> {
     await this.loop.stop();
+    this.stopping.abort();
     await this.idle();
   }
 
@@ -54,7 +63,7 @@ export class ConcurrentWork<T> {
     const items = await this.options.claim(limit);
     for (const item of items) {
       const run: Promise<void> = this.options
-        .run(item)
+        .run(item, this.stopping.signal)
         .catch((error: unknown) => this.options.onError(error, item))
         .finally(() => {
           this.running.delete(run);

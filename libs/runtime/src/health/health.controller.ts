@@ -76,7 +76,7 @@ export class HealthController {
     return messaging.isHealthy()
       ? indicator.up(loops)
       : indicator.down({
-          message: 'the outbox relay or the timer poller is failing or stuck',
+          message: 'a work loop (outbox relay, timer poller or sender) is failing or stuck',
           ...loops,
         });
   }

@@ -1,22 +1,34 @@
-import { Module } from '@nestjs/common';
-import { InProcessBus } from '@comanda/messaging';
+import { Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { InProcessBus, MessagingLifecycle, type LoopState } from '@comanda/messaging';
 import { createTestDatabase, TcpProxy, waitFor, type TestDatabase } from '@comanda/testing';
 import type { RunningService, ServiceDefinition } from '../service-definition';
 import { startService } from '../start-service';
 
-@Module({})
-class EmptyModule {}
+/** A loop of the service's own (a sender), in a state the test sets. */
+let senderState: LoopState = 'ok';
+
+@Injectable()
+class WatchedSender implements OnApplicationBootstrap {
+  constructor(private readonly messaging: MessagingLifecycle) {}
+
+  onApplicationBootstrap(): void {
+    this.messaging.watch('sender', () => senderState);
+  }
+}
+
+@Module({ providers: [WatchedSender] })
+class WatchingModule {}
 
 const ledger: ServiceDefinition = {
   name: 'ledger',
   database: { schema: 'ledger', entities: [], migrations: [] },
-  module: EmptyModule,
+  module: WatchingModule,
   security: false,
 };
 
 interface Readiness {
   status: 'ok' | 'error';
-  error: Record<string, { status: string; relay?: string; timers?: string }>;
+  error: Record<string, { status: string; relay?: string; timers?: string; sender?: string }>;
 }
 
 /**
@@ -78,7 +90,7 @@ describe('readiness of a service whose messaging loops are stuck', () => {
       error: {
         messaging: {
           status: 'down',
-          message: 'the outbox relay or the timer poller is failing or stuck',
+          message: 'a work loop (outbox relay, timer poller or sender) is failing or stuck',
         },
       },
     });
@@ -93,5 +105,19 @@ describe('readiness of a service whose messaging loops are stuck', () => {
       { timeoutMs: 60_000, intervalMs: 500 },
     );
     expect(green).toMatchObject({ status: 'ok', error: {} });
+  });
+
+  it("turns red while a loop the service watches (a sender's) fails, naming it", async () => {
+    await waitFor('the service to be ready', async () => (await readiness()).status === 200);
+    expect((await readiness()).body).toMatchObject({ status: 'ok' });
+    senderState = 'failing';
+    try {
+      const red = await readiness();
+      expect(red.status).toBe(503);
+      expect(red.body.error.messaging).toMatchObject({ status: 'down', sender: 'failing' });
+    } finally {
+      senderState = 'ok';
+    }
+    expect((await readiness()).status).toBe(200);
   });
 });

@@ -34,9 +34,13 @@ import { StartPayment } from './usecases/start-payment/start-payment.usecase';
     {
       // Production: https and public addresses only, at save and at every connection.
       provide: OutboundHttp,
-      inject: [RuntimeConfig],
-      useFactory: (runtime: RuntimeConfig) =>
-        new OutboundHttp(outboundPolicyFor(runtime.COMANDA_ENVIRONMENT)),
+      inject: [RuntimeConfig, PaymentsConfig],
+      useFactory: (runtime: RuntimeConfig, payments: PaymentsConfig) =>
+        new OutboundHttp(
+          outboundPolicyFor(runtime.COMANDA_ENVIRONMENT),
+          undefined,
+          payments.PAYMENT_SEND_CONCURRENCY,
+        ),
     },
     // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
     ...sealedSecretsProviders({

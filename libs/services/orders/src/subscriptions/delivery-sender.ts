@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import {
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrentWork, describeError } from '@comanda/messaging';
+import { ConcurrentWork, describeError, MessagingLifecycle } from '@comanda/messaging';
 import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { RecordAttempt, type ClaimedDelivery } from './record-attempt.usecase';
@@ -54,6 +55,7 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
     private readonly record: RecordAttempt,
     config: WebhooksConfig,
     private readonly secrets: SecretBox,
+    @Optional() private readonly messaging?: MessagingLifecycle,
   ) {
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
     this.work = new ConcurrentWork({
@@ -61,7 +63,7 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
       claimBatch: CLAIM_BATCH,
       pollMs: config.WEBHOOK_SEND_POLL_MS,
       claim: (limit) => this.unitOfWork.run((tx) => this.claim(tx, limit)),
-      run: (delivery) => this.attempt(delivery),
+      run: (delivery, stopping) => this.attempt(delivery, stopping),
       // A failed attempt: the lease runs out and the delivery is attempted again.
       onError: (error, delivery) =>
         this.logger.error(
@@ -74,6 +76,8 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
 
   onApplicationBootstrap(): void {
     this.work.start();
+    // A claim that hangs or keeps failing turns readiness red, as the timer poller's did.
+    this.messaging?.watch('webhooks', () => this.work.state());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -125,17 +129,20 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
     return rows;
   }
 
-  private async attempt(row: ClaimedRow): Promise<void> {
+  private async attempt(row: ClaimedRow, stopping: AbortSignal): Promise<void> {
     const claim: ClaimedDelivery = { id: row.id, leaseId: row.lease_id };
     if (row.subscription_status === 'paused' && !row.manual) {
       await this.unitOfWork.run((tx) => this.record.notSent(tx, claim));
       return;
     }
-    const result = await this.post(row);
+    const result = await this.post(row, stopping);
+    // Cut short by a shutdown: not an attempt of the endpoint; the lease runs out and the
+    // delivery is attempted again.
+    if (stopping.aborted) return;
     await this.unitOfWork.run((tx) => this.record.execute(tx, claim, result));
   }
 
-  private async post(row: ClaimedRow): Promise<WebhookPostResult> {
+  private async post(row: ClaimedRow, signal: AbortSignal): Promise<WebhookPostResult> {
     let secret: string;
     try {
       secret = this.secrets.open(row.secret_sealed, webhookSecretLabel(row.subscription_id));
@@ -150,6 +157,7 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
       eventId: row.event_id,
       eventType: row.event_type,
       body: row.body,
+      signal,
     });
   }
 }

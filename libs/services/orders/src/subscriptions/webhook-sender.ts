@@ -23,6 +23,8 @@ export interface WebhookPost {
   eventType: string;
   /** The CloudEvent, structured mode: the exact bytes that are signed. */
   body: string;
+  /** Aborts the post (the service is stopping). */
+  signal?: AbortSignal;
 }
 
 export type WebhookPostResult =
@@ -41,7 +43,7 @@ export class WebhookSender implements OnApplicationShutdown {
 
   constructor(private readonly config: WebhooksConfig) {
     this.policy = outboundPolicyFor(config.COMANDA_ENVIRONMENT);
-    this.http = new OutboundHttp(this.policy, 4 * 1024);
+    this.http = new OutboundHttp(this.policy, 4 * 1024, config.WEBHOOK_SEND_CONCURRENCY);
   }
 
   /** At save: the URL's form and what its host resolves to now. */
@@ -62,6 +64,7 @@ export class WebhookSender implements OnApplicationShutdown {
       const response = await this.http.post(delivery.url, {
         body: delivery.body,
         timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+        signal: delivery.signal,
         headers: {
           'content-type': CLOUDEVENTS_JSON,
           'user-agent': 'Comanda-Webhooks/1',

@@ -1,10 +1,11 @@
 import {
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrentWork } from '@comanda/messaging';
+import { ConcurrentWork, MessagingLifecycle } from '@comanda/messaging';
 import { OutboundHttp, signBody } from '@comanda/outbound';
 import { DataSource } from 'typeorm';
 import { schemaOf } from '@comanda/persistence';
@@ -52,6 +53,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     private readonly merchants: MerchantRepository,
     private readonly apply: ApplyPaymentTrigger,
     private readonly config: PaymentsConfig,
+    @Optional() private readonly messaging?: MessagingLifecycle,
   ) {
     this.leaseMs = config.PAYMENT_SEND_REQUEST_TIMEOUT_MS + 5_000;
     this.work = new ConcurrentWork({
@@ -59,7 +61,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
       claimBatch: CLAIM_BATCH,
       pollMs: config.PAYMENT_SEND_POLL_MS,
       claim: (limit) => this.claim(limit),
-      run: (operation) => this.sendOne(operation),
+      run: (operation, stopping) => this.sendOne(operation, stopping),
       onError: (error, operation) =>
         this.logger.error(
           operation
@@ -71,6 +73,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
 
   onApplicationBootstrap(): void {
     this.work.start();
+    this.messaging?.watch('operations', () => this.work.state());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -99,8 +102,10 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     return claimed;
   }
 
-  private async sendOne(operation: ClaimedOperation): Promise<void> {
-    const result = await this.post(operation);
+  private async sendOne(operation: ClaimedOperation, stopping: AbortSignal): Promise<void> {
+    const result = await this.post(operation, stopping);
+    // Cut short by a shutdown: the lease runs out and the same operation is posted again.
+    if (stopping.aborted) return;
     const schema = schemaOf(this.dataSource);
     await this.dataSource.transaction(async (tx) => {
       switch (result.kind) {
@@ -154,7 +159,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     });
   }
 
-  private async post(operation: ClaimedOperation): Promise<SendResult> {
+  private async post(operation: ClaimedOperation, signal: AbortSignal): Promise<SendResult> {
     if (!operation.partner_url || operation.signing_secret_sealed === null) {
       return { kind: 'retry', error: 'the merchant of the operation is not configured' };
     }
@@ -174,6 +179,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
           'comanda-signature': signBody(secret, operation.body),
         },
         timeoutMs: this.config.PAYMENT_SEND_REQUEST_TIMEOUT_MS,
+        signal,
       });
       if (response.status >= 200 && response.status < 300) return { kind: 'accepted' };
       // 400: the partner will send no event for this request (rule 7); waiting is pointless.
