@@ -38,15 +38,17 @@ type LookupCallback = (
 export class OutboundHttp {
   private readonly agent: Agent;
 
+  private readonly maxResponseBytes: number;
+
   /**
-   * @param connectionsPerOrigin at least the sender's concurrency: requests past it would wait
-   *   in the agent's queue for one host while their timeout runs.
+   * `connectionsPerOrigin`: at least the sender's concurrency, or requests past it wait in the
+   * agent's queue for one host while their timeout runs.
    */
   constructor(
     private readonly policy: OutboundPolicy,
-    private readonly maxResponseBytes = 64 * 1024,
-    connectionsPerOrigin = 32,
+    { maxResponseBytes = 64 * 1024, connectionsPerOrigin = 32 } = {},
   ) {
+    this.maxResponseBytes = maxResponseBytes;
     this.agent = new Agent({
       connect: {
         lookup: (hostname, options, callback) => this.lookup(hostname, options, callback),

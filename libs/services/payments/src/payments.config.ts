@@ -56,11 +56,7 @@ export class PaymentsConfig {
   PAYMENT_SEND_REQUEST_TIMEOUT_MS: number = 10_000;
 }
 
-export function captureRetryDelaysMs(config: PaymentsConfig): number[] {
-  return config.CAPTURE_RETRY_DELAYS_MS.split(',').map(Number);
-}
-
-export function annulmentRetryDelaysMs(config: PaymentsConfig): number[] {
-  const delays = config.ANNULMENT_RETRY_DELAYS_MS;
-  return delays === 'none' ? [] : delays.split(',').map(Number);
+/** A `*_RETRY_DELAYS_MS` list as milliseconds; `none` is no retries. */
+export function retryDelaysMs(list: string): number[] {
+  return list === 'none' ? [] : list.split(',').map(Number);
 }

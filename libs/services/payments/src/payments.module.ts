@@ -36,11 +36,9 @@ import { StartPayment } from './usecases/start-payment/start-payment.usecase';
       provide: OutboundHttp,
       inject: [RuntimeConfig, PaymentsConfig],
       useFactory: (runtime: RuntimeConfig, payments: PaymentsConfig) =>
-        new OutboundHttp(
-          outboundPolicyFor(runtime.COMANDA_ENVIRONMENT),
-          undefined,
-          payments.PAYMENT_SEND_CONCURRENCY,
-        ),
+        new OutboundHttp(outboundPolicyFor(runtime.COMANDA_ENVIRONMENT), {
+          connectionsPerOrigin: payments.PAYMENT_SEND_CONCURRENCY,
+        }),
     },
     // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
     ...sealedSecretsProviders({

@@ -43,7 +43,10 @@ export class WebhookSender implements OnApplicationShutdown {
 
   constructor(private readonly config: WebhooksConfig) {
     this.policy = outboundPolicyFor(config.COMANDA_ENVIRONMENT);
-    this.http = new OutboundHttp(this.policy, 4 * 1024, config.WEBHOOK_SEND_CONCURRENCY);
+    this.http = new OutboundHttp(this.policy, {
+      maxResponseBytes: 4 * 1024,
+      connectionsPerOrigin: config.WEBHOOK_SEND_CONCURRENCY,
+    });
   }
 
   /** At save: the URL's form and what its host resolves to now. */

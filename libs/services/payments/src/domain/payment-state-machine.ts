@@ -239,6 +239,13 @@ const captureFailed: Rule = (saga, step) => {
   };
 };
 
+/** No annulment is left to try: the money may still be held, and the order hears so. */
+const giveUpAnnulment = (saga: PaymentSaga, note: string): ReturnType<Rule> => ({
+  note,
+  saga: { ...saga, state: 'annulment_failed' },
+  effects: [{ kind: 'announce', event: 'annulment_failed' }],
+});
+
 /**
  * An annulment that failed, was refused or timed out is tried again with a new operation
  * while the reservation it releases may still exist; after that there is nothing left to
@@ -259,11 +266,7 @@ const annulmentFailed =
         effects: [{ kind: 'schedule_annulment_retry', at }],
       };
     }
-    return {
-      note: `${note} (${failures}); no retry before the reservation expires`,
-      saga: { ...after, state: 'annulment_failed' },
-      effects: [{ kind: 'announce', event: 'annulment_failed' }],
-    };
+    return giveUpAnnulment(after, `${note} (${failures}); no retry before the reservation expires`);
   };
 
 /** The partner released the money: the pending annulment, or the latest one, succeeded. */
@@ -355,11 +358,10 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
     annulment_retry_due: (saga, step) => {
       if (saga.pending) return 'an annulment is already in flight';
       if (reservationExpired(saga, step.now)) {
-        return {
-          note: 'the reservation expired before the annulment could be retried',
-          saga: { ...saga, state: 'annulment_failed' },
-          effects: [{ kind: 'announce', event: 'annulment_failed' }],
-        };
+        return giveUpAnnulment(
+          saga,
+          'the reservation expired before the annulment could be retried',
+        );
       }
       const annulment = send('annulment', step);
       return {

@@ -11,11 +11,7 @@ import {
   type SagaPolicy,
 } from '../../domain/payment-state-machine';
 import { PaymentRepository } from '../../persistence/payment.repository';
-import {
-  annulmentRetryDelaysMs,
-  captureRetryDelaysMs,
-  PaymentsConfig,
-} from '../../payments.config';
+import { PaymentsConfig, retryDelaysMs } from '../../payments.config';
 import { PaymentTimers, type PaymentTimerPayload } from '../../timers/timer-names';
 import { OperationRecorder } from './operation-recorder';
 import { PaymentAnnouncer } from './payment-announcer';
@@ -52,8 +48,8 @@ export class ApplyPaymentTrigger {
   ) {
     this.policy = {
       reservationTtlMs: config.RESERVATION_TTL_MS,
-      captureRetryDelaysMs: captureRetryDelaysMs(config),
-      annulmentRetryDelaysMs: annulmentRetryDelaysMs(config),
+      captureRetryDelaysMs: retryDelaysMs(config.CAPTURE_RETRY_DELAYS_MS),
+      annulmentRetryDelaysMs: retryDelaysMs(config.ANNULMENT_RETRY_DELAYS_MS),
     };
   }
 
