@@ -5,6 +5,7 @@ import { installRequestLogging } from './logging/request-logging';
 import { trackRoutes } from './routing/allowed-methods';
 import { ProblemDetailsFilter } from './problem/problem-details.filter';
 import { createValidationPipe } from './validation/create-validation-pipe';
+import { installImmediateRouteSteps } from './nest/immediate-route-steps';
 
 export interface HttpAppOptions {
   serviceName: string;
@@ -29,4 +30,5 @@ export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOp
   if (options.logger) installRequestLogging(fastify, options.logger);
   app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
   app.useGlobalPipes(createValidationPipe());
+  installImmediateRouteSteps();
 }

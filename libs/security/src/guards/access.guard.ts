@@ -28,17 +28,27 @@ export class AccessGuard implements CanActivate {
     @Inject(BearerTokenVerifier) private readonly verifier: BearerTokenVerifier,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /**
+   * Answers at once when the token was verified before the body was read
+   * (AuthenticationBeforeBody: every route that needs one), so the common path makes no
+   * promise (docs/adr/0044); otherwise it verifies the token here.
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const { isPublic, needed } = this.accessOf(context);
     if (isPublic) return true;
 
     const http = context.switchToHttp();
-    // Verified before the body was read (AuthenticationBeforeBody), or here.
-    const principal =
-      principalOf(http.getRequest()) ??
-      (await this.verifier.authenticate(http.getRequest(), http.getResponse()));
-    attachPrincipal(http.getRequest(), principal);
+    const request = http.getRequest<Parameters<BearerTokenVerifier['authenticate']>[0]>();
+    const known = principalOf(request);
+    if (known) return this.admit(request, known, needed);
+    return this.verifier
+      .authenticate(request, http.getResponse())
+      .then((principal) => this.admit(request, principal, needed));
+  }
+
+  private admit(request: object, principal: Principal, needed: Permission[]): boolean {
+    attachPrincipal(request, principal);
     const requestContext = currentContext();
     if (requestContext) requestContext.tenantId = principal.tenantId;
 
