@@ -3,10 +3,37 @@
  * no framework, no authentication. Run as a child process by `bench/platform-bench.ts`;
  * tells its parent the URL over IPC once it listens.
  *
+ * Two routes:
+ * - `/entities/:entity/configs`: issue 10's baseline, one `jsonb` column of a three-column
+ *   table, answered as it is;
+ * - `/same-work/entities/:entity/configs`: the same work as the config store's read, still
+ *   bare: its own row (the config store's table, statement and columns: twelve, three of
+ *   them timestamps), answered with the same body and ETag. It reads schema `config` of the
+ *   same database, which the platform creates (the route answers 404 until then).
+ *
  *   DATABASE_URL=… node -r @swc-node/register bench/support/baseline-server.ts
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
+
+/** The config store's current-version read (ConfigService), columns and order as it has them. */
+const SAME_WORK_READ = `SELECT row_id AS "rowId", tenant_id AS "tenantId", entity, config_id AS "configId",
+  version, publisher, saved_by AS "savedBy", extension_references AS "extensionReferences",
+  "values", config_created_at AS "configCreatedAt", saved_at AS "savedAt",
+  deleted_at AS "deletedAt" FROM "config".config_versions WHERE tenant_id = $1 AND entity = $2
+  AND deleted_at IS NULL ORDER BY version DESC LIMIT 1`;
+
+interface SameWorkRow {
+  configId: string;
+  entity: string;
+  version: number;
+  publisher: string;
+  extensionReferences: unknown[];
+  values: Record<string, unknown>;
+  configCreatedAt: Date;
+  savedAt: Date;
+  deletedAt: Date | null;
+}
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
@@ -22,6 +49,30 @@ async function main(): Promise<void> {
   );
 
   const app = Fastify({ logger: false });
+  app.get<{ Params: { entity: string } }>(
+    '/same-work/entities/:entity/configs',
+    async (request, reply) => {
+      const { rows } = await pool.query<SameWorkRow>({
+        name: 'same-work-read',
+        text: SAME_WORK_READ,
+        values: ['bench', request.params.entity],
+      });
+      const row = rows[0];
+      if (row === undefined) return reply.code(404).send({ status: 404 });
+      void reply.header('ETag', `"${row.version}"`);
+      return {
+        id: row.configId,
+        entity: row.entity,
+        version: row.version,
+        publisher: row.publisher,
+        extensionReferences: row.extensionReferences,
+        values: row.values,
+        createdAt: row.configCreatedAt.toISOString(),
+        lastUpdateDate: (row.deletedAt ?? row.savedAt).toISOString(),
+        deleted: row.deletedAt !== null,
+      };
+    },
+  );
   app.get<{ Params: { entity: string } }>('/entities/:entity/configs', async (request, reply) => {
     const { rows } = await pool.query<{ body: unknown }>({
       name: 'baseline-read',

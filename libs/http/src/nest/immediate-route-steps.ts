@@ -36,7 +36,11 @@ type PipesFn = (args: unknown[], req: unknown, res: unknown, next: unknown) => u
 type GuardsFn = (args: unknown[]) => unknown;
 
 /** The names Nest's PipesConsumer gives a parameter's kind in the pipe's ArgumentMetadata. */
-const PARAM_KINDS: Record<number, ArgumentMetadata['type']> = { 3: 'body', 4: 'query', 5: 'param' };
+const PARAM_KINDS = new Map<unknown, ArgumentMetadata['type']>([
+  [3, 'body'],
+  [4, 'query'],
+  [5, 'param'],
+]);
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -104,7 +108,7 @@ export function installImmediateRouteSteps(): void {
       pipes: this.isPipeable(param.type) ? pipes.concat(param.pipes) : [],
       metadata: {
         metatype: param.metatype,
-        type: PARAM_KINDS[param.type as number] ?? 'custom',
+        type: PARAM_KINDS.get(param.type) ?? 'custom',
         data: param.data,
       } as ArgumentMetadata,
     }));
