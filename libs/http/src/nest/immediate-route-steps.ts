@@ -106,25 +106,31 @@ export function installImmediateRouteSteps(): void {
       index: param.index,
       extractValue: param.extractValue,
       pipes: this.isPipeable(param.type) ? pipes.concat(param.pipes) : [],
-      metadata: {
-        metatype: param.metatype,
-        type: PARAM_KINDS.get(param.type) ?? 'custom',
-        data: param.data,
-      } as ArgumentMetadata,
+      metatype: param.metatype,
+      kind: PARAM_KINDS.get(param.type) ?? 'custom',
+      data: param.data,
     }));
     return (args, req, res, next) => {
       let pending: Promise<void>[] | undefined;
       try {
         for (const param of resolved) {
           let value = param.extractValue(req, res, next);
+          if (param.pipes.length === 0) {
+            args[param.index] = value;
+            continue;
+          }
+          // One per parameter and request, shared by its pipes, as Nest's PipesConsumer does.
+          const metadata: ArgumentMetadata = {
+            metatype: param.metatype,
+            type: param.kind,
+            data: param.data,
+          };
           let at = 0;
           for (; at < param.pipes.length; at += 1) {
-            const result: unknown = param.pipes[at].transform(value, param.metadata);
+            const result: unknown = param.pipes[at].transform(value, metadata);
             if (isThenable(result)) {
               pending ??= [];
-              pending.push(
-                finish(result, param.pipes.slice(at + 1), param.metadata, args, param.index),
-              );
+              pending.push(finish(result, param.pipes.slice(at + 1), metadata, args, param.index));
               break;
             }
             value = result;
