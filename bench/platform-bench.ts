@@ -14,16 +14,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { provisionClient, requestToken } from '../apps/platform-e2e/src/support/clients';
-import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
 import { createTestDatabase } from '@comanda/testing';
 import type { LoadOptions, LoadResult } from './support/load';
 import { REGISTER, startChild, stopChild, withProfile, type Started } from './support/children';
+import { CONFIG_PATH, platformEnv, provisionBench } from './support/bench-platform';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
-const TENANT = 'bench';
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;
 const runs = (name: string) => ONLY === undefined || ONLY === name;
@@ -107,40 +105,10 @@ async function main(): Promise<void> {
   try {
     baseline = await startChild('baseline-server.ts', { DATABASE_URL: database.url });
     const baselineServer = baseline;
-    platform = await startChild('platform-server.ts', {
-      DATABASE_URL: database.url,
-      COMANDA_ENVIRONMENT: 'test',
-      COMANDA_ADMIN_CLIENT_ID: admin.clientId,
-      COMANDA_ADMIN_CLIENT_SECRET: admin.clientSecret,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      // The per-client rate limit would stop the load itself: lift it for the measurement.
-      GATEWAY_RATE_LIMIT_MAX: '100000000',
-    });
+    platform = await startChild('platform-server.ts', platformEnv(database.url, admin));
     const started = platform;
-    // provisionClient only calls the gateway with the admin client's credentials.
-    const handle = { baseUrl: platform.url, admin } as unknown as TestPlatform;
-    const client = await provisionClient(handle, {
-      tenantId: TENANT,
-      permissions: ['configs:read', 'configs:write'],
-    });
-    const path = `/entities/${TENANT}/configs`;
-    const written = await fetch(`${platform.url}${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${await client.token('configs:write')}`,
-        'x-api-version': '0',
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ id: 'bench', values: { currency: 'CHF', tables: 12 } }),
-    });
-    if (written.status !== 200) throw new Error(`writing the config: ${written.status}`);
-    const probe = await requestToken(platform.url, TENANT, client);
-    if (probe.status !== 200) throw new Error(`token endpoint: ${probe.status}`);
-    const headers = {
-      authorization: `Bearer ${await client.token('configs:read')}`,
-      'x-api-version': '0',
-    };
-    const configStore = platform.services['config-store'];
+    const paths = await provisionBench(platform, admin);
+    const path = CONFIG_PATH;
 
     // On a shared machine the load of other work changes from one minute to the next: each
     // path is measured right after a run of the baseline, and its ratio is to that run.
@@ -173,40 +141,28 @@ async function main(): Promise<void> {
       'config read through the gateway',
       'gateway',
       runs('gateway'),
-      { url: `${platform.url}${path}`, headers, expectStatus: 200 },
+      paths.gateway,
       true,
     );
     await beside(
       'config read straight to config-store',
       'direct',
       runs('direct'),
-      { url: `${configStore}${path}`, headers, expectStatus: 200 },
+      paths.direct,
       true,
     );
-    await beside('token endpoint (client credentials)', 'token', runs('token'), {
-      url: `${platform.url}/auth/${TENANT}/connect/token`,
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
-      }).toString(),
-      expectStatus: 200,
-    });
+    await beside('token endpoint (client credentials)', 'token', runs('token'), paths.token);
     // For reading the figures: the service's framework with nothing behind it (no token, no
     // database). Not a target; the distance from here to the read is what the read adds.
     await beside('for reference: config-store /health/live', 'health', runs('direct'), {
-      url: `${configStore}/health/live`,
+      url: `${platform.services['config-store']}/health/live`,
       expectStatus: 200,
     });
     const rate = Math.max(1, Math.round(gateway.perSecond * 0.7));
     const fixed = !runs('gateway')
       ? SKIPPED
       : await load({
-          url: `${platform.url}${path}`,
-          headers,
-          expectStatus: 200,
+          ...paths.gateway,
           connections: CONNECTIONS,
           durationSeconds: SECONDS,
           overallRate: rate,

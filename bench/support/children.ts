@@ -26,15 +26,18 @@ export function childLog(logPrefix: string, script: string): string {
  * Forks bench/support/`script` and waits for its `ready` message. Its log goes to a file:
  * connections a load generator drops at the end of a run are logged, and would bury the
  * figures. BENCH_CPU_PROF=<dir> runs it with `--cpu-prof`, its profile in that directory.
+ * `tree`: the script of another checkout (bench:ab's worktree), run in that checkout.
  */
 export function startChild(
   script: string,
   env: Record<string, string>,
   logPrefix = 'comanda-bench',
+  tree?: string,
 ): Promise<Started> {
   const started = performance.now();
   const log = openSync(childLog(logPrefix, script), 'w');
-  const child = fork(join(__dirname, script), [], {
+  const child = fork(tree ? join(tree, 'bench', 'support', script) : join(__dirname, script), [], {
+    cwd: tree,
     execArgv: [
       ...REGISTER,
       ...(process.env.BENCH_CPU_PROF

@@ -1,0 +1,200 @@
+/**
+ * `npm run bench:ab -- <revision>`: the platform of `<revision>` against the platform of this
+ * working tree, both running at once, measured in turns, so that a change of 10 % can be seen
+ * on a machine whose load moves by more than that from one minute to the next.
+ *
+ * Each side is `bench/support/platform-server.ts` of its own tree (the revision is checked
+ * out in a temporary git worktree that shares this tree's node_modules), against a database
+ * of its own on the PostgreSQL the tests use. Where `taskset` exists, both platforms are
+ * pinned to the last CPU and the load generator to the first: a platform's CPU time per
+ * request then no longer depends on what shares its core with it. Each round runs one side,
+ * then the other (AB_SECONDS each, after a warm-up run of each that is not counted), and
+ * prints the user CPU time of the platform's process per request and the requests per
+ * second; the medians of all rounds are the figures to read.
+ *
+ *   AB_PATH=direct|gateway|token (direct)  AB_ROUNDS (6)  AB_SECONDS (5)  BENCH_CONNECTIONS (50)
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@comanda/testing';
+import { REGISTER, startChild, stopChild, type Started } from './support/children';
+import {
+  platformEnv,
+  provisionBench,
+  type BenchPaths,
+  type PathLoad,
+} from './support/bench-platform';
+import type { LoadOptions, LoadResult } from './support/load';
+
+const PATH = process.env.AB_PATH ?? 'direct';
+const ROUNDS = Number(process.env.AB_ROUNDS ?? '6');
+const SECONDS = Number(process.env.AB_SECONDS ?? '5');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
+const ROOT = resolve(__dirname, '..');
+
+interface Side {
+  name: string;
+  started: Started;
+  database: TestDatabase;
+  load: PathLoad;
+}
+
+interface Sample {
+  userUs: number;
+  perSecond: number;
+  failures: number;
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const PINNED = hasTaskset() && (process.env.AB_PIN ?? 'true') === 'true';
+const cpus = Number(execFileSync('nproc').toString().trim());
+
+/** User CPU time of a process so far, in µs (Linux: utime, in ticks of 10 ms). */
+function userUs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) * 10_000;
+}
+
+/** One autocannon run in a process of its own, on the first CPU when pinned. */
+function load(options: LoadOptions): Promise<LoadResult> {
+  const args = [...REGISTER, join(__dirname, 'support', 'load.ts'), JSON.stringify(options)];
+  const child: ChildProcess = PINNED
+    ? spawn('taskset', ['-c', '0', process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolveLoad, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
+      resolveLoad(JSON.parse(output.trim()) as LoadResult);
+    });
+  });
+}
+
+async function sample(side: Side): Promise<Sample> {
+  const before = userUs(side.started.child.pid);
+  const result = await load({ ...side.load, connections: CONNECTIONS, durationSeconds: SECONDS });
+  const used = userUs(side.started.child.pid) - before;
+  return {
+    userUs: used / Math.max(1, result.requests),
+    perSecond: result.perSecond,
+    failures: result.failures,
+  };
+}
+
+const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
+
+/** A platform of `tree` on a database of its own, pinned, with a client and a config to read. */
+async function prepare(tree: string, name: string): Promise<Side> {
+  const database = await createTestDatabase(`ab_${name}`);
+  let started: Started | undefined;
+  try {
+    started = await startChild(
+      'platform-server.ts',
+      platformEnv(database.url, admin),
+      `comanda-bench-ab-${name}`,
+      tree,
+    );
+    if (PINNED) {
+      execFileSync('taskset', ['-a', '-p', '-c', String(cpus - 1), String(started.child.pid)], {
+        stdio: 'ignore',
+      });
+    }
+    const paths = await provisionBench(started, admin);
+    if (!isPath(PATH)) throw new Error('AB_PATH must be direct, gateway or token');
+    return { name, started, database, load: paths[PATH] };
+  } catch (error) {
+    await stopChild(started?.child);
+    await database.drop();
+    throw error;
+  }
+}
+
+function isPath(path: string): path is keyof BenchPaths {
+  return path === 'direct' || path === 'gateway' || path === 'token';
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+async function main(): Promise<void> {
+  const revision = process.argv[2];
+  if (!revision) throw new Error('usage: npm run bench:ab -- <revision to compare against>');
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${revision}^{commit}`], {
+    cwd: ROOT,
+  })
+    .toString()
+    .trim();
+  const tree = mkdtempSync(join(tmpdir(), 'comanda-ab-'));
+  execFileSync('git', ['worktree', 'add', '--detach', tree, commit], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
+  const sides: Side[] = [];
+  try {
+    if (!existsSync(join(tree, 'node_modules'))) {
+      symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+    }
+    const lockChanged =
+      readFileSync(join(tree, 'package-lock.json'), 'utf8') !==
+      readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
+    if (lockChanged) {
+      console.log(`note: package-lock.json differs; ${revision} runs on this tree's node_modules`);
+    }
+    sides.push(await prepare(tree, 'before'));
+    sides.push(await prepare(ROOT, 'after'));
+    console.log(
+      `${PATH}: ${revision} (${commit.slice(0, 7)}) against this tree, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, ${PINNED ? `platforms on CPU ${cpus - 1}, load on CPU 0` : 'not pinned (no taskset, or AB_PIN=false)'}\n`,
+    );
+    for (const side of sides) await sample(side); // warm-up, not counted
+    const samples = new Map<string, Sample[]>(sides.map((side) => [side.name, []]));
+    console.log(
+      `${'round'.padEnd(6)} ${'side'.padEnd(7)} ${'user µs/req'.padStart(12)} ${'req/s'.padStart(8)} ${'errors'.padStart(7)}`,
+    );
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const side of sides) {
+        const result = await sample(side);
+        samples.get(side.name)?.push(result);
+        console.log(
+          `${String(round).padEnd(6)} ${side.name.padEnd(7)} ${result.userUs.toFixed(0).padStart(12)} ${result.perSecond.toFixed(0).padStart(8)} ${String(result.failures).padStart(7)}`,
+        );
+      }
+    }
+    const [before, after] = sides.map((side) => samples.get(side.name) ?? []);
+    const cpuBefore = median(before.map((s) => s.userUs));
+    const cpuAfter = median(after.map((s) => s.userUs));
+    const rateBefore = median(before.map((s) => s.perSecond));
+    const rateAfter = median(after.map((s) => s.perSecond));
+    console.log(
+      `\nmedians: user CPU per request ${cpuBefore.toFixed(0)} → ${cpuAfter.toFixed(0)} µs (${((cpuAfter / cpuBefore - 1) * 100).toFixed(0)} %), req/s ${rateBefore.toFixed(0)} → ${rateAfter.toFixed(0)} (${((rateAfter / rateBefore - 1) * 100).toFixed(0)} %)`,
+    );
+  } finally {
+    for (const side of sides) {
+      await stopChild(side.started.child);
+      await side.database.drop();
+    }
+    execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT, stdio: 'ignore' });
+    rmSync(tree, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
