@@ -14,20 +14,19 @@
  *
  *   AB_PATH=direct|gateway|token (direct)  AB_ROUNDS (6)  AB_SECONDS (5)  BENCH_CONNECTIONS (50)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { REGISTER, startChild, stopChild, type Started } from './support/children';
+import { processCpuMs, runLoad, startChild, stopChild, type Started } from './support/children';
 import {
   platformEnv,
   provisionBench,
   type BenchPaths,
   type PathLoad,
 } from './support/bench-platform';
-import type { LoadOptions, LoadResult } from './support/load';
 
 const PATH = process.env.AB_PATH ?? 'direct';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? '6');
@@ -60,34 +59,13 @@ function hasTaskset(): boolean {
 const PINNED = hasTaskset() && (process.env.AB_PIN ?? 'true') === 'true';
 const cpus = Number(execFileSync('nproc').toString().trim());
 
-/** User CPU time of a process so far, in µs (Linux: utime, in ticks of 10 ms). */
-function userUs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) * 10_000;
-}
-
-/** One autocannon run in a process of its own, on the first CPU when pinned. */
-function load(options: LoadOptions): Promise<LoadResult> {
-  const args = [...REGISTER, join(__dirname, 'support', 'load.ts'), JSON.stringify(options)];
-  const child: ChildProcess = PINNED
-    ? spawn('taskset', ['-c', '0', process.execPath, ...args], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      })
-    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolveLoad, reject) => {
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
-      resolveLoad(JSON.parse(output.trim()) as LoadResult);
-    });
-  });
-}
-
 async function sample(side: Side): Promise<Sample> {
-  const before = userUs(side.started.child.pid);
-  const result = await load({ ...side.load, connections: CONNECTIONS, durationSeconds: SECONDS });
-  const used = userUs(side.started.child.pid) - before;
+  const before = processCpuMs(side.started.child.pid).user;
+  const result = await runLoad(
+    { ...side.load, connections: CONNECTIONS, durationSeconds: SECONDS },
+    PINNED ? 0 : undefined,
+  );
+  const used = (processCpuMs(side.started.child.pid).user - before) * 1000;
   return {
     userUs: used / Math.max(1, result.requests),
     perSecond: result.perSecond,

@@ -21,7 +21,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
@@ -36,7 +35,7 @@ import {
 } from '@comanda/testing';
 import { provisionClient, type ProvisionedClient } from '../apps/platform-e2e/src/support/clients';
 import type { TestPlatform } from '../apps/platform-e2e/src/support/platform';
-import { childLog, startChild, stopChild, withProfile } from './support/children';
+import { childLog, processCpuMs, startChild, stopChild, withProfile } from './support/children';
 import { GUEST, seedStore, type OrdersTenant } from '../apps/platform-e2e/src/orders/orders-api';
 
 const RATE = Number(process.env.BENCH_CHECKOUT_RATE ?? '40');
@@ -142,13 +141,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** User + system CPU time of a process so far, in ms (Linux). */
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the whole line, in ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** One side of the comparison: runs its open loop for `seconds` and measures it. */
 interface Side {
   /** The process whose CPU time is counted per event. */
@@ -183,7 +175,7 @@ async function interleaved(sides: Side[]): Promise<Measurement[]> {
   const results: (Measurement | undefined)[] = sides.map(() => undefined);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, side] of sides.entries()) {
-      const before = cpuMs(side.pid);
+      const before = processCpuMs(side.pid).total;
       const file =
         side.profiled && process.env.BENCH_PROFILE
           ? join(process.env.BENCH_PROFILE, `${side.profiled.name}-${round + 1}.cpuprofile`)
@@ -193,7 +185,7 @@ async function interleaved(sides: Side[]): Promise<Measurement[]> {
         side.profiled && file
           ? await withProfile(side.profiled.child, file, measure)
           : await measure();
-      results[index] = merge(results[index], measured, cpuMs(side.pid) - before);
+      results[index] = merge(results[index], measured, processCpuMs(side.pid).total - before);
     }
   }
   return results.map((result) => {

@@ -9,15 +9,21 @@
  * BENCH_SECONDS (default 10) sets the length of each measured run, BENCH_CONNECTIONS (50)
  * the concurrent connections of the load generator.
  */
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@comanda/testing';
-import type { LoadOptions, LoadResult } from './support/load';
-import { REGISTER, startChild, stopChild, withProfile, type Started } from './support/children';
-import { CONFIG_PATH, platformEnv, provisionBench } from './support/bench-platform';
+import type { LoadResult } from './support/load';
+import {
+  processCpuMs,
+  runLoad,
+  startChild,
+  stopChild,
+  withProfile,
+  type Started,
+} from './support/children';
+import { CONFIG_PATH, platformEnv, provisionBench, type PathLoad } from './support/bench-platform';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
@@ -47,22 +53,6 @@ interface Row {
   sameWork?: Measured;
 }
 
-/** One autocannon run in a process of its own. */
-function load(options: LoadOptions): Promise<LoadResult> {
-  const child = fork(join(__dirname, 'support', 'load.ts'), [JSON.stringify(options)], {
-    execArgv: REGISTER,
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
-      resolve(JSON.parse(output.trim()) as LoadResult);
-    });
-  });
-}
-
 interface Measured extends LoadResult {
   /** CPU time (user + system) of the measured process per request answered, in µs. */
   cpuUsPerRequest: number;
@@ -70,26 +60,23 @@ interface Measured extends LoadResult {
 
 /** A warm-up, then one measured run; the CPU time `process` used during it is counted. */
 async function measure(
-  options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
+  options: PathLoad,
   process: Started,
   profileName?: string,
 ): Promise<Measured> {
-  await load({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
+  await runLoad({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
   const run = async (): Promise<Measured> => {
-    const before = cpuMs(process.child.pid);
-    const result = await load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
-    const used = cpuMs(process.child.pid) - before;
+    const before = processCpuMs(process.child.pid).total;
+    const result = await runLoad({
+      ...options,
+      connections: CONNECTIONS,
+      durationSeconds: SECONDS,
+    });
+    const used = processCpuMs(process.child.pid).total - before;
     return { ...result, cpuUsPerRequest: (1000 * used) / Math.max(1, result.requests) };
   };
   if (!profileName || !PROFILE_DIR) return run();
   return withProfile(process.child, join(PROFILE_DIR, `${profileName}.cpuprofile`), run);
-}
-
-/** User + system CPU time of a process so far, in ms (Linux). */
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the whole line, in ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssMb(pid: number | undefined): number {
@@ -124,7 +111,7 @@ async function main(): Promise<void> {
       name: string,
       profileName: string,
       selected: boolean,
-      options: Omit<LoadOptions, 'durationSeconds' | 'connections'>,
+      options: PathLoad,
       withSameWork = false,
     ): Promise<Measured> => {
       if (!selected) {
@@ -161,7 +148,7 @@ async function main(): Promise<void> {
     const rate = Math.max(1, Math.round(gateway.perSecond * 0.7));
     const fixed = !runs('gateway')
       ? SKIPPED
-      : await load({
+      : await runLoad({
           ...paths.gateway,
           connections: CONNECTIONS,
           durationSeconds: SECONDS,

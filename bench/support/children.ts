@@ -2,10 +2,11 @@
  * The bench processes' children: a bench/support script forked with the bench's options,
  * its output in a log file of its own, ready once it says so over IPC.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadOptions, LoadResult } from './load';
 
 export interface Started {
   child: ChildProcess;
@@ -96,5 +97,35 @@ function askChild(child: ChildProcess, message: object, answer: string): Promise
     };
     child.on('message', listener);
     child.send(message);
+  });
+}
+
+/** CPU time a process has used so far, in ms (Linux `/proc/<pid>/stat`, ticks of 10 ms). */
+export function processCpuMs(pid: number | undefined): { user: number; total: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the whole line.
+  const user = Number(fields[11]) * 10;
+  return { user, total: user + Number(fields[12]) * 10 };
+}
+
+/**
+ * One autocannon run (bench/support/load.ts) in a process of its own, so that it shares no
+ * event loop with what it measures; `onCpu`: pinned to that CPU with `taskset`.
+ */
+export function runLoad(options: LoadOptions, onCpu?: number): Promise<LoadResult> {
+  const args = [...REGISTER, join(__dirname, 'load.ts'), JSON.stringify(options)];
+  const child =
+    onCpu === undefined
+      ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('taskset', ['-c', String(onCpu), process.execPath, ...args], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
+      resolve(JSON.parse(output.trim()) as LoadResult);
+    });
   });
 }
