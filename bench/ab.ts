@@ -12,6 +12,10 @@
  * prints the user CPU time of the platform's process per request and the requests per
  * second; the medians of all rounds are the figures to read.
  *
+ * Each side runs with its own tree's `npm start` options. AB_NODE_FLAGS_BEFORE and
+ * AB_NODE_FLAGS_AFTER add Node flags to one side (after those, so they win): the same revision
+ * twice, `HEAD`, then measures a runtime setting, e.g. AB_NODE_FLAGS_AFTER=--max-semi-space-size=128.
+ *
  *   AB_PATH=direct|gateway|token (direct)  AB_ROUNDS (6)  AB_SECONDS (5)  BENCH_CONNECTIONS (50)
  */
 import { execFileSync } from 'node:child_process';
@@ -20,7 +24,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { processCpuMs, runLoad, startChild, stopChild, type Started } from './support/children';
+import {
+  processCpuMs,
+  rssMb,
+  runLoad,
+  startChild,
+  stopChild,
+  type Started,
+} from './support/children';
 import {
   platformEnv,
   provisionBench,
@@ -85,6 +96,7 @@ async function prepare(tree: string, name: string): Promise<Side> {
       platformEnv(database.url, admin),
       `comanda-bench-ab-${name}`,
       tree,
+      nodeFlags(name),
     );
     if (PINNED) {
       execFileSync('taskset', ['-a', '-p', '-c', String(cpus - 1), String(started.child.pid)], {
@@ -99,6 +111,11 @@ async function prepare(tree: string, name: string): Promise<Side> {
     await database.drop();
     throw error;
   }
+}
+
+/** AB_NODE_FLAGS_BEFORE / AB_NODE_FLAGS_AFTER: Node flags of one side, after `npm start`'s. */
+function nodeFlags(name: string): string[] {
+  return (process.env[`AB_NODE_FLAGS_${name.toUpperCase()}`] ?? '').split(/\s+/).filter(Boolean);
 }
 
 function isPath(path: string): path is keyof BenchPaths {
@@ -160,7 +177,10 @@ async function main(): Promise<void> {
     const rateBefore = median(before.map((s) => s.perSecond));
     const rateAfter = median(after.map((s) => s.perSecond));
     console.log(
-      `\nmedians: user CPU per request ${cpuBefore.toFixed(0)} → ${cpuAfter.toFixed(0)} µs (${((cpuAfter / cpuBefore - 1) * 100).toFixed(0)} %), req/s ${rateBefore.toFixed(0)} → ${rateAfter.toFixed(0)} (${((rateAfter / rateBefore - 1) * 100).toFixed(0)} %)`,
+      `\nRSS after the rounds: ${sides.map((side) => `${side.name} ${rssMb(side.started.child.pid).toFixed(0)} MB`).join(', ')}`,
+    );
+    console.log(
+      `medians: user CPU per request ${cpuBefore.toFixed(0)} → ${cpuAfter.toFixed(0)} µs (${((cpuAfter / cpuBefore - 1) * 100).toFixed(0)} %), req/s ${rateBefore.toFixed(0)} → ${rateAfter.toFixed(0)} (${((rateAfter / rateBefore - 1) * 100).toFixed(0)} %)`,
     );
   } finally {
     for (const side of sides) {

@@ -10,13 +10,14 @@
  * the concurrent connections of the load generator.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@comanda/testing';
 import type { LoadResult } from './support/load';
 import {
   processCpuMs,
+  rssMb,
   runLoad,
   startChild,
   stopChild,
@@ -77,11 +78,6 @@ async function measure(
   };
   if (!profileName || !PROFILE_DIR) return run();
   return withProfile(process.child, join(PROFILE_DIR, `${profileName}.cpuprofile`), run);
-}
-
-function rssMb(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
 async function main(): Promise<void> {

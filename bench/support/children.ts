@@ -15,8 +15,22 @@ export interface Started {
   readyMs: number;
 }
 
-/** `node -r @swc-node/register`, as `npm start`. */
-export const REGISTER = ['-r', '@swc-node/register'];
+/** `node -r @swc-node/register`: TypeScript run as is. */
+const REGISTER = ['-r', '@swc-node/register'];
+
+/**
+ * The Node options `npm start` runs the platform with (package.json's `start` script, between
+ * `node` and the script: `-r @swc-node/register` and the young generation's size, ADR 0045).
+ * Every process a bench measures runs with them, the bare baselines too: the same runtime.
+ */
+export function startOptions(packageJson = join(__dirname, '..', '..', 'package.json')): string[] {
+  const { scripts } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = scripts.start.split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`npm start does not run node: ${scripts.start}`);
+  return words.slice(1, -1);
+}
 
 /** Where `script`'s output goes, under `logPrefix` (e.g. `comanda-bench`). */
 export function childLog(logPrefix: string, script: string): string {
@@ -27,20 +41,23 @@ export function childLog(logPrefix: string, script: string): string {
  * Forks bench/support/`script` and waits for its `ready` message. Its log goes to a file:
  * connections a load generator drops at the end of a run are logged, and would bury the
  * figures. BENCH_CPU_PROF=<dir> runs it with `--cpu-prof`, its profile in that directory.
- * `tree`: the script of another checkout (bench:ab's worktree), run in that checkout.
+ * `tree`: the script of another checkout (bench:ab's worktree), run in that checkout, with that
+ * checkout's `npm start` options; `nodeFlags` come after them (the last of a flag counts).
  */
 export function startChild(
   script: string,
   env: Record<string, string>,
   logPrefix = 'comanda-bench',
   tree?: string,
+  nodeFlags: string[] = [],
 ): Promise<Started> {
   const started = performance.now();
   const log = openSync(childLog(logPrefix, script), 'w');
   const child = fork(tree ? join(tree, 'bench', 'support', script) : join(__dirname, script), [], {
     cwd: tree,
     execArgv: [
-      ...REGISTER,
+      ...startOptions(tree ? join(tree, 'package.json') : undefined),
+      ...nodeFlags,
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
@@ -106,6 +123,12 @@ export function processCpuMs(pid: number | undefined): { user: number; total: nu
   // utime and stime are fields 14 and 15 of the whole line.
   const user = Number(fields[11]) * 10;
   return { user, total: user + Number(fields[12]) * 10 };
+}
+
+/** A process's resident set size now, in MB (Linux `/proc/<pid>/status`). */
+export function rssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
 /**
