@@ -129,6 +129,10 @@ export function k8sConfig() {
       // there, and the ingress's X-Forwarded-For counts for rate limits (the pod network).
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
       TRUSTED_PROXIES: '10.0.0.0/8',
+      // A young generation of 3 × 16 MiB at most (ADR 0045): the image's 64 MiB would not fit
+      // the 384 Mi limit below, and Node's default in such a pod is 1–2 MiB, which promotes
+      // requests' short-lived objects to the old generation.
+      NODE_OPTIONS: '--max-semi-space-size=16',
       ...urls((name) => `http://${name}`),
     },
   };
