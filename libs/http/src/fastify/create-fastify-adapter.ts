@@ -11,6 +11,7 @@ import {
   type ServerTimeouts,
 } from './connection-limits';
 import { ProblemFastifyAdapter } from './problem-fastify.adapter';
+import { installLeanAsyncResourceBind } from './lean-async-resource-bind';
 
 export interface FastifyAdapterOptions {
   /** Largest accepted request body in bytes; default 1 MiB. */
@@ -28,6 +29,7 @@ export interface FastifyAdapterOptions {
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export function createFastifyAdapter(options: FastifyAdapterOptions = {}): FastifyAdapter {
+  installLeanAsyncResourceBind();
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const timeouts = serverTimeoutOptions({ ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts });
   const adapter = new ProblemFastifyAdapter({
