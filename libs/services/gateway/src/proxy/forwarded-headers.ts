@@ -19,6 +19,11 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
+/** True for a header that describes one hop (lower-case name); `connection` is one. */
+export function isHopByHop(lowerCaseName: string): boolean {
+  return HOP_BY_HOP.has(lowerCaseName);
+}
+
 /** The headers of one hop without the hop-by-hop ones, including those the Connection header names. */
 export function endToEndHeaders(headers: Readonly<Record<string, HeaderValue>>): OutgoingHeaders {
   const named = new Set(

@@ -6,7 +6,12 @@ import { answerWithProblem } from '@comanda/http';
 import { localRequestHandler } from '@comanda/runtime';
 import { GatewayConfig } from '../config/gateway.config';
 import { UpstreamTimeoutError } from '../gateway.errors';
-import { endToEndHeaders, headerValue, upstreamRequestHeaders } from './forwarded-headers';
+import {
+  endToEndHeaders,
+  headerValue,
+  isHopByHop,
+  upstreamRequestHeaders,
+} from './forwarded-headers';
 import type { AdmittedRequest } from './request-gate';
 
 /**
@@ -90,6 +95,10 @@ function keepEndToEndHeadersOnly(response: ServerResponse): void {
       typeof last === 'object' && last !== null && !Array.isArray(last)
         ? (last as OutgoingHttpHeaders)
         : undefined;
+    // Most answers carry no hop-by-hop header at all: they go out as they are.
+    if (!needsFiltering(this, given)) {
+      return (writeHead as (...args: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
+    }
     const all: Record<string, string | string[] | undefined> = {};
     for (const name of this.getHeaderNames()) all[name] = headerText(this.getHeader(name));
     for (const [name, value] of Object.entries(given ?? {}))
@@ -99,6 +108,15 @@ function keepEndToEndHeadersOnly(response: ServerResponse): void {
     const args = given ? [...rest.slice(0, -1), kept] : rest;
     return (writeHead as (...args: unknown[]) => ServerResponse).call(this, statusCode, ...args);
   } as ServerResponse['writeHead'];
+}
+
+/** True when the answer has a hop-by-hop header (Connection included) or an unset one to drop. */
+function needsFiltering(response: ServerResponse, given: OutgoingHttpHeaders | undefined): boolean {
+  for (const name of response.getHeaderNames()) if (isHopByHop(name)) return true;
+  for (const name in given) {
+    if (given[name] === undefined || isHopByHop(name.toLowerCase())) return true;
+  }
+  return false;
 }
 
 function headerText(value: number | string | string[] | undefined): string | string[] | undefined {
