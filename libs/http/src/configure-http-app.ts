@@ -5,6 +5,7 @@ import { installRequestLogging } from './logging/request-logging';
 import { trackRoutes } from './routing/allowed-methods';
 import { ProblemDetailsFilter } from './problem/problem-details.filter';
 import { createValidationPipe } from './validation/create-validation-pipe';
+import { installImmediateRouteHandler } from './nest/immediate-route-handler';
 import { installImmediateRouteSteps } from './nest/immediate-route-steps';
 
 export interface HttpAppOptions {
@@ -31,4 +32,5 @@ export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOp
   app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
   app.useGlobalPipes(createValidationPipe());
   installImmediateRouteSteps();
+  installImmediateRouteHandler();
 }

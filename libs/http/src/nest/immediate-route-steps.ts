@@ -9,6 +9,7 @@ import { FORBIDDEN_MESSAGE } from '@nestjs/core/guards/constants';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { RouterExecutionContext } from '@nestjs/core/router/router-execution-context';
 import { isObservable, lastValueFrom } from 'rxjs';
+import { isThenable } from './thenable';
 
 /** What Nest hands `createPipesFn` for each parameter of a route handler. */
 interface RouteParam {
@@ -41,14 +42,6 @@ const PARAM_KINDS = new Map<unknown, ArgumentMetadata['type']>([
   [4, 'query'],
   [5, 'param'],
 ]);
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
 
 let installed = false;
 
