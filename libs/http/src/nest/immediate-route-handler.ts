@@ -4,6 +4,7 @@ import { RouterExecutionContext } from '@nestjs/core/router/router-execution-con
 import { markRejectedByPipes } from '@nestjs/core/router/rejected-by-pipes';
 import { isObservable } from 'rxjs';
 import { isThenable } from './thenable';
+import type { RouteParam, RouteStepsFactory } from './immediate-route-steps';
 
 type Callback = (...args: unknown[]) => unknown;
 type RouteHandler = (req: unknown, res: unknown, next: unknown) => unknown;
@@ -19,7 +20,7 @@ interface HandlerMetadata {
   argsLength: number;
   fnHandleResponse: HandleResponse;
   paramtypes: unknown[];
-  getParamsMetadata: (moduleKey: string, contextId?: unknown, inquirerId?: string) => unknown[];
+  getParamsMetadata: (moduleKey: string, contextId?: unknown, inquirerId?: string) => RouteParam[];
   httpStatusCode: number;
   responseHeaders: unknown[];
   hasCustomHeaders: boolean;
@@ -36,7 +37,7 @@ interface ContextCreator<T> {
 }
 
 /** The parts of Nest's RouterExecutionContext (pinned version) this module reads or replaces. */
-interface RouteHandlerFactory {
+interface RouteHandlerFactory extends RouteStepsFactory {
   create(
     instance: object,
     callback: Callback,
@@ -54,17 +55,7 @@ interface RouteHandlerFactory {
     requestMethod: unknown,
     contextType: 'http',
   ): HandlerMetadata;
-  createGuardsFn(
-    guards: CanActivate[],
-    instance: object,
-    callback: Callback,
-    contextType: 'http',
-  ): ((args: unknown[]) => unknown) | null;
-  createPipesFn(
-    pipes: PipeTransform[],
-    params: unknown[],
-  ): ((args: unknown[], req: unknown, res: unknown, next: unknown) => unknown) | null;
-  isResponseHandled(instance: object, methodName: string, paramsMetadata: unknown[]): boolean;
+  isResponseHandled(instance: object, methodName: string, paramsMetadata: RouteParam[]): boolean;
   reflectRedirect(callback: Callback): { url?: unknown } | undefined;
   reflectRenderTemplate(callback: Callback): unknown;
   reflectSse(callback: Callback): unknown;
@@ -73,7 +64,7 @@ interface RouteHandlerFactory {
   interceptorsContextCreator: ContextCreator<unknown>;
   contextUtils: {
     createNullArray(length: number): unknown[];
-    mergeParamsMetatypes(params: unknown[], paramtypes: unknown[]): unknown[];
+    mergeParamsMetatypes(params: RouteParam[], paramtypes: unknown[]): RouteParam[];
   };
   responseController: {
     setStatus(res: unknown, statusCode: number): void;
@@ -143,10 +134,8 @@ export function installImmediateRouteHandler(): void {
       requestMethod,
       'http',
     );
-    const params = this.contextUtils.mergeParamsMetatypes(
-      metadata.getParamsMetadata(moduleKey, contextId, inquirerId),
-      metadata.paramtypes,
-    );
+    const paramsMetadata = metadata.getParamsMetadata(moduleKey, contextId, inquirerId);
+    const params = this.contextUtils.mergeParamsMetatypes(paramsMetadata, metadata.paramtypes);
     const canActivate = this.createGuardsFn(
       this.guardsContextCreator.create(instance, callback, moduleKey, contextId, inquirerId),
       instance,
@@ -157,11 +146,7 @@ export function installImmediateRouteHandler(): void {
       this.pipesContextCreator.create(instance, callback, moduleKey, contextId, inquirerId),
       params,
     );
-    const responseHandled = this.isResponseHandled(
-      instance,
-      methodName,
-      metadata.getParamsMetadata(moduleKey),
-    );
+    const responseHandled = this.isResponseHandled(instance, methodName, paramsMetadata);
     const { argsLength, fnHandleResponse, httpStatusCode, hasCustomHeaders, responseHeaders } =
       metadata;
     const { responseController, applicationRef } = this;

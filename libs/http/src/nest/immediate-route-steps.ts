@@ -12,7 +12,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { isThenable } from './thenable';
 
 /** What Nest hands `createPipesFn` for each parameter of a route handler. */
-interface RouteParam {
+export interface RouteParam {
   index: number;
   type: number | string;
   data: ArgumentMetadata['data'];
@@ -22,7 +22,7 @@ interface RouteParam {
 }
 
 /** The part of Nest's RouterExecutionContext this module replaces and reads. */
-interface RouteStepsFactory {
+export interface RouteStepsFactory {
   createPipesFn(pipes: PipeTransform[], params: RouteParam[]): PipesFn | null;
   createGuardsFn(
     guards: CanActivate[],
