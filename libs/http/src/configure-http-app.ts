@@ -3,6 +3,7 @@ import { installApiVersionCheck } from './api-version/api-version.hook';
 import type { ServiceLogger } from './logging/logging.module';
 import { installRequestLogging } from './logging/request-logging';
 import { trackRoutes } from './routing/allowed-methods';
+import type { DomainProblems } from './problem/exception-to-problem';
 import { ProblemDetailsFilter } from './problem/problem-details.filter';
 import { createValidationPipe } from './validation/create-validation-pipe';
 import { installImmediateRouteHandler } from './nest/immediate-route-handler';
@@ -14,6 +15,8 @@ export interface HttpAppOptions {
   versionExemptPaths?: string[];
   /** The service's logger (`loggingModule()`): one line per request goes to it. */
   logger?: ServiceLogger;
+  /** The service's own errors as problems (an exception filter's work, without one per route). */
+  domainProblems?: DomainProblems;
 }
 
 /**
@@ -29,7 +32,7 @@ export function configureHttpApp(app: NestFastifyApplication, options: HttpAppOp
   installApiVersionCheck(fastify, options.versionExemptPaths ?? []);
   trackRoutes(fastify);
   if (options.logger) installRequestLogging(fastify, options.logger);
-  app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName));
+  app.useGlobalFilters(new ProblemDetailsFilter(options.serviceName, options.domainProblems));
   app.useGlobalPipes(createValidationPipe());
   installImmediateRouteSteps();
   installImmediateRouteHandler();

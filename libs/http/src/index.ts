@@ -19,6 +19,7 @@ export type { ProblemErrorOptions } from './problem/problem.error';
 export { PROBLEM_CONTENT_TYPE, problemTypeUri } from './problem/problem-details';
 export type { ProblemDetails, ProblemFieldError } from './problem/problem-details';
 export { ProblemDetailsFilter } from './problem/problem-details.filter';
+export type { DomainProblems } from './problem/exception-to-problem';
 export { RequestValidationError } from './validation/request-validation.error';
 export { flattenValidationErrors } from './validation/validation-errors';
 export { createValidationPipe } from './validation/create-validation-pipe';

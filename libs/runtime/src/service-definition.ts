@@ -1,6 +1,7 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ConsumerDeclaration } from '@comanda/contracts';
+import type { DomainProblems } from '@comanda/http';
 import { MESSAGING_MIGRATIONS, type MessageBus } from '@comanda/messaging';
 
 // TypeORM accepts entity classes of any constructor shape.
@@ -44,6 +45,8 @@ export interface ServiceDefinition {
   maxPathParamLength?: number;
   /** Raw body parsers to add to Fastify, e.g. `text/plain` for plugin code. */
   rawContentTypes?: string[];
+  /** The service's own errors as the problems its clients see (the rest: the kit's mapping). */
+  domainProblems?: DomainProblems;
 }
 
 export type RuntimeEnv = Readonly<Record<string, string | undefined>>;

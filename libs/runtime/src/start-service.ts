@@ -115,6 +115,7 @@ async function startInScope(
       serviceName: definition.name,
       logger,
       versionExemptPaths: ['/openapi.json', '/metrics', ...(definition.versionExemptPaths ?? [])],
+      domainProblems: definition.domainProblems,
     });
     if (definition.openApi !== false) serveOpenApi(app, definition.name);
     serveMetrics(app, definition.name, dataSource, database?.schema);

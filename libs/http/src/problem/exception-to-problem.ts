@@ -6,6 +6,12 @@ import { problemFromDatabaseError } from './database-errors';
 import { ProblemError } from './problem.error';
 import { problemForStatus } from './status-problems';
 
+/**
+ * A service's own errors as the problem a client sees; `undefined` for any error it does
+ * not own (those take the kit's mapping).
+ */
+export type DomainProblems = (exception: unknown) => ProblemError | undefined;
+
 export interface MappedProblem {
   problem: ProblemError;
   /** Not a deliberate answer to the client: log it with its stack. */
@@ -25,10 +31,16 @@ function requestPath(request: FastifyRequest): string {
 }
 
 /** Every thrown value, as the problem the client sees. */
-export function exceptionToProblem(exception: unknown, request: FastifyRequest): MappedProblem {
+export function exceptionToProblem(
+  exception: unknown,
+  request: FastifyRequest,
+  domainProblems?: DomainProblems,
+): MappedProblem {
   if (exception instanceof ProblemError) {
     return { problem: exception, unexpected: exception.status >= 500 };
   }
+  const fromDomain = domainProblems?.(exception);
+  if (fromDomain) return { problem: fromDomain, unexpected: fromDomain.status >= 500 };
   if (exception instanceof NotFoundException && request.is404) {
     const path = requestPath(request);
     const allowed = allowedMethods(request.server, path);

@@ -4,7 +4,7 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { throwError, type Observable } from 'rxjs';
 import { REQUEST_ID_HEADER } from '../request/request-id';
-import { exceptionToProblem } from './exception-to-problem';
+import { exceptionToProblem, type DomainProblems } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
 import { writeProblem } from './reply-with-problem';
 
@@ -13,7 +13,10 @@ import { writeProblem } from './reply-with-problem';
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger: Logger;
 
-  constructor(serviceName: string) {
+  constructor(
+    serviceName: string,
+    private readonly domainProblems?: DomainProblems,
+  ) {
     this.logger = new Logger(`${serviceName}.http`);
   }
 
@@ -29,7 +32,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply | ServerResponse>();
     const requestId = requestIdOf(request);
-    const { problem, unexpected } = exceptionToProblem(exception, request);
+    const { problem, unexpected } = exceptionToProblem(exception, request, this.domainProblems);
 
     if (unexpected) {
       this.logger.error(

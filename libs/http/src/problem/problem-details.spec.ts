@@ -148,6 +148,14 @@ describe('problem+json error responses', () => {
     expect(response.headers.get('retry-after')).toBe('120');
   });
 
+  it("maps a service's own error through its domainProblems, and leaves other errors to the kit", async () => {
+    const response = await call(`${url}/oven`);
+    const body = expectProblem(response, 409, 'oven.busy');
+    expect(body).toMatchObject({ title: 'Oven busy', detail: 'Oven left is busy.' });
+    // /boom throws a plain Error, which the service's mapping does not own: still a 500.
+    expectProblem(await call(`${url}/boom`), 500, 'internal');
+  });
+
   it('answers 413 request.too_large for a body over the limit', async () => {
     const response = await postJson(`${url}/orders`, {
       customer: { name: 'x'.repeat(2000) },

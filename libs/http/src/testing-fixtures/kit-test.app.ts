@@ -75,6 +75,23 @@ export class KitchenClosedError extends ProblemError {
   }
 }
 
+/** A service's own error, which knows nothing of HTTP: `domainProblems` maps it. */
+export class OvenBusyError extends Error {
+  constructor(readonly oven: string) {
+    super(`Oven ${oven} is busy.`);
+  }
+}
+
+function kitDomainProblems(error: unknown): ProblemError | undefined {
+  if (!(error instanceof OvenBusyError)) return undefined;
+  return new ProblemError({
+    status: 409,
+    code: 'oven.busy',
+    title: 'Oven busy',
+    detail: error.message,
+  });
+}
+
 /** Fails the request when the context is not there yet: guards run before pipes and handlers. */
 @Injectable()
 class ContextRequiredGuard implements CanActivate {
@@ -103,6 +120,12 @@ class KitTestController {
   @Get('kitchen')
   kitchen(): never {
     throw new KitchenClosedError();
+  }
+
+  @Get('oven')
+  async oven(): Promise<never> {
+    await tick();
+    throw new OvenBusyError('left');
   }
 
   @Get('orders/missing')
@@ -202,7 +225,12 @@ export async function startKitTestApp(options: KitTestAppOptions = {}): Promise<
   );
   const logger = options.logDestination ? app.get(ServiceLogger) : undefined;
   if (logger) app.useLogger(logger);
-  configureHttpApp(app, { serviceName: 'kit-test', versionExemptPaths: ['/public/'], logger });
+  configureHttpApp(app, {
+    serviceName: 'kit-test',
+    versionExemptPaths: ['/public/'],
+    logger,
+    domainProblems: kitDomainProblems,
+  });
   await options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();

@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { loadConfig, RUNTIME_ENV, type RuntimeEnv } from '@comanda/runtime';
 import { ConfirmationEmailConsumer } from './consumers/confirmation-email.consumer';
 import { OrderChargesConsumer } from './consumers/order-charges.consumer';
 import { PaymentEventsConsumer } from './consumers/payment-events.consumer';
 import { BasketsController } from './http/baskets.controller';
 import { CatalogueController } from './http/catalogue.controller';
-import { OrderErrorInterceptor } from './http/order-error-status';
 import { OrdersController } from './http/orders.controller';
 import { PlacementController } from './http/placement.controller';
 import { MailTransport, SmtpMailTransport, StoredOnlyMailTransport } from './mail/mail-transport';
@@ -66,7 +64,6 @@ import { ReportPlaced } from './usecases/report-placed/report-placed.usecase';
       useFactory: (config: OrdersConfig): MailTransport =>
         config.SMTP_URL ? new SmtpMailTransport(config.SMTP_URL) : new StoredOnlyMailTransport(),
     },
-    { provide: APP_INTERCEPTOR, useClass: OrderErrorInterceptor },
     StoreRepository,
     BasketRepository,
     OrderRepository,

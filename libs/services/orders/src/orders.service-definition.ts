@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from '@comanda/runtime';
 import { secretBoxFrom } from '@comanda/security';
+import { orderProblem } from './http/order-error-status';
 import { OrdersModule } from './orders.module';
 import { BasketEntity } from './persistence/basket.entity';
 import { ConfirmationEmailEntity } from './persistence/confirmation-email.entity';
@@ -8,7 +9,11 @@ import { CreateOrdersTables1764000000000 } from './persistence/create-orders-tab
 import { OrderChargesEntity } from './persistence/order-charges.entity';
 import { OrderEntity } from './persistence/order.entity';
 import { StoreEntity } from './persistence/store.entity';
-import { SUBSCRIPTION_ENTITIES, subscriptionMigrations } from './subscriptions';
+import {
+  SUBSCRIPTION_ENTITIES,
+  subscriptionMigrations,
+  subscriptionProblem,
+} from './subscriptions';
 
 /** Stores, menus, baskets and orders under `/stores`, `/baskets`, `/orders`, schema `orders`. */
 export const ordersService: ServiceDefinition = {
@@ -33,4 +38,5 @@ export const ordersService: ServiceDefinition = {
   module: OrdersModule,
   // Menus of the item limit with their mappingDetails fit; the gateway allows the same.
   bodyLimitBytes: 1024 * 1024,
+  domainProblems: (error) => orderProblem(error) ?? subscriptionProblem(error),
 };

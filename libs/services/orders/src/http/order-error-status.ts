@@ -1,11 +1,4 @@
-import {
-  Injectable,
-  type CallHandler,
-  type ExecutionContext,
-  type NestInterceptor,
-} from '@nestjs/common';
 import { ProblemError, lookupTable } from '@comanda/http';
-import { catchError, type Observable } from 'rxjs';
 import { OrdersDomainError } from '../domain/order.errors';
 
 /** The one table from domain error codes to what a client sees. */
@@ -45,14 +38,7 @@ export function problemOf(error: OrdersDomainError): ProblemError {
   });
 }
 
-/** Turns the orders domain errors thrown by use cases into problem+json. */
-@Injectable()
-export class OrderErrorInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      catchError((error: unknown) => {
-        throw error instanceof OrdersDomainError ? problemOf(error) : error;
-      }),
-    );
-  }
+/** The orders domain errors thrown by use cases, as problem+json (the service's `domainProblems`). */
+export function orderProblem(error: unknown): ProblemError | undefined {
+  return error instanceof OrdersDomainError ? problemOf(error) : undefined;
 }

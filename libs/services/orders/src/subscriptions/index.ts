@@ -8,6 +8,7 @@ import { WebhookSubscriptionEntity } from './webhook-subscription.entity';
 // Webhook subscriptions: the orders service imports the module and adds these to its schema.
 export { SubscriptionsModule } from './subscriptions.module';
 export { WebhooksConfig } from './webhooks.config';
+export { subscriptionProblem } from './subscription-problems';
 export { SUBSCRIBABLE_EVENT_TYPES } from './subscribable-events';
 export type { SubscribableEventType } from './subscribable-events';
 export {

@@ -1,6 +1,6 @@
 /**
  * Business errors of webhook subscriptions: a stable code and a message, no HTTP status
- * (`http/subscription-errors.interceptor.ts` maps codes to statuses in one table).
+ * (`subscription-problems.ts` maps codes to statuses in one table).
  */
 export class SubscriptionDomainError extends Error {
   constructor(

@@ -8,7 +8,6 @@ import {
   Post,
   Query,
   UseGuards,
-  UseInterceptors,
 } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -25,14 +24,12 @@ import { CreateSubscriptionDto } from './create-subscription.dto';
 import { DeliveryLog } from './delivery-log.usecase';
 import { isUuid, parseDeliveryQuery } from './delivery-query';
 import { ManageSubscriptions } from './manage-subscriptions.usecase';
-import { SubscriptionErrorsInterceptor } from './subscription-errors.interceptor';
 import { DeliveryNotFoundError, SubscriptionNotFoundError } from './subscription.errors';
 import { CreatedSubscriptionView, DeliveryView, SubscriptionView } from './subscription.views';
 
 @ApiTags('event-subscriptions')
 @Controller('event-subscriptions')
 @UseGuards(StorableInputGuard)
-@UseInterceptors(SubscriptionErrorsInterceptor)
 export class SubscriptionsController {
   constructor(
     private readonly unitOfWork: UnitOfWork,
