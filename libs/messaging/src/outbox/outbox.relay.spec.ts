@@ -174,6 +174,45 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
     }
   });
 
+  it("marks a batch without waiting for its WAL flush, and leaves the connection's other commits waiting for theirs", async () => {
+    // A statement trigger records the commit setting the relay's mark runs under.
+    await ds.query(`CREATE TABLE "${SCHEMA}".mark_settings (setting text NOT NULL)`);
+    await ds.query(`CREATE FUNCTION "${SCHEMA}".record_mark_setting() RETURNS trigger
+      LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO "${SCHEMA}".mark_settings VALUES (current_setting('synchronous_commit'));
+        RETURN NULL;
+      END $$`);
+    await ds.query(`CREATE TRIGGER record_mark_setting AFTER UPDATE OF published_at ON ${OUTBOX}
+      FOR EACH STATEMENT EXECUTE FUNCTION "${SCHEMA}".record_mark_setting()`);
+    cleanups.push(() =>
+      ds.query(`DROP TABLE "${SCHEMA}".mark_settings;
+        DROP TRIGGER record_mark_setting ON ${OUTBOX};
+        DROP FUNCTION "${SCHEMA}".record_mark_setting()`),
+    );
+    const relayDs = await openReplica();
+    startRelay(relayDs, env.connect());
+    const event = await ds.transaction((manager) =>
+      writer.add(manager, configUpdated('flush-1', 1)),
+    );
+    await waitFor('the relay to mark the event', () => isPublished(event.id));
+
+    expect(await ds.query(`SELECT setting FROM "${SCHEMA}".mark_settings`)).toEqual([
+      { setting: 'off' },
+    ]);
+    // Whichever of the relay's pooled connections marked it, each still commits with a flush.
+    const connections = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const runner = relayDs.createQueryRunner();
+        await runner.connect();
+        return runner;
+      }),
+    );
+    for (const runner of connections) {
+      expect(await runner.query('SHOW synchronous_commit')).toEqual([{ synchronous_commit: 'on' }]);
+      await runner.release();
+    }
+  });
+
   it('publishes nothing for a transaction that rolled back', async () => {
     const consumer = 'rollback.effects';
     const deliveries: string[] = [];

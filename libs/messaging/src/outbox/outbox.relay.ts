@@ -165,10 +165,14 @@ export class OutboxRelay {
     );
     const published = outcomes.flat();
     if (published.length > 0) {
-      // One statement marks the whole batch.
+      // One statement marks the whole batch. Its commit does not wait for the WAL flush
+      // (docs/adr/0048): a mark lost with a crash of PostgreSQL publishes the rows again,
+      // which every consumer's inbox absorbs, while a flush here would queue the service's
+      // own commits behind it. `set_config(…, true)` lasts for this statement's transaction.
       await this.dataSource.query(
         `UPDATE ${this.table}
          SET published_at = now(), last_error = NULL, locked_until = NULL, locked_by = NULL
+         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS without_flush
          WHERE position = ANY($1::bigint[])`,
         [published],
       );
