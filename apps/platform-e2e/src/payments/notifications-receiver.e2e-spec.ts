@@ -90,4 +90,30 @@ describe('partner events through the gateway', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 'request.malformed_json' });
   });
+
+  it('answers an event without a JSON media type with a 415 problem and stores nothing', async () => {
+    const event = anEvent();
+    const body = JSON.stringify(event);
+    const signature = signBody(SECRET, body);
+    const bytes = new TextEncoder().encode(body);
+    // Bytes go without a Content-Type; a string goes as text/plain.
+    for (const [sent, contentType] of [
+      [bytes, undefined],
+      [body, 'text/plain'],
+    ] as const) {
+      const response = await fetch(eventsUrl(), {
+        method: 'POST',
+        headers: {
+          'comanda-signature': signature,
+          ...(contentType ? { 'content-type': contentType } : {}),
+        },
+        body: sent,
+      });
+      expect(response.status).toBe(415);
+      expect(await response.json()).toMatchObject({ code: 'request.unsupported_media_type' });
+    }
+    // The same event with its media type is new: the refused ones left nothing behind.
+    const accepted = await post(body, signature);
+    expect(await accepted.json()).toEqual({ eventId: event.eventId, status: 'stored' });
+  });
 });
