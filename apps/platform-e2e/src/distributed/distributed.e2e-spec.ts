@@ -178,6 +178,30 @@ describe('distributed mode: one process per service', () => {
     expect(served.bytes.toString('utf8')).toBe(code);
   }, 60_000);
 
+  it('logs a forwarded request in the gateway, naming the service, and in the service itself', async () => {
+    const response = await fetch(`${gatewayUrl}/.well-known/jwks.json`, {
+      headers: { 'x-request-id': 'dist-line-1' },
+    });
+    const lineIn = (name: string) =>
+      processes
+        .find((service) => service.name === name)
+        ?.output()
+        .split('\n')
+        .find((line) => line.includes('"dist-line-1"') && line.includes('"request completed"'));
+    const gatewayLine = await waitFor('the gateway line', () => lineIn('gateway'));
+    const authLine = await waitFor('the auth line', () => lineIn('auth'));
+    expect(JSON.parse(gatewayLine)).toMatchObject({
+      service: 'gateway',
+      upstream: 'auth',
+      res: { statusCode: response.status },
+    });
+    expect(JSON.parse(authLine)).toMatchObject({
+      service: 'auth',
+      res: { statusCode: response.status },
+    });
+    expect(JSON.parse(authLine)).not.toHaveProperty('upstream');
+  });
+
   it('places an order: catalogue, basket, checkout, then the POS callbacks', async () => {
     const platform = { baseUrl: gatewayUrl, admin } as unknown as TestPlatform;
     const tenant = await ordersTenant(platform, `dist-o-${randomBytes(3).toString('hex')}`);

@@ -105,6 +105,46 @@ describe('standalone mode (npm start)', () => {
     expect(running.output()).not.toContain('initialising PostgreSQL');
   }, 240_000);
 
+  it('writes one request line per request the gateway hands to a service, naming the service', async () => {
+    const port = await freePort();
+    const settings = { PORT: String(port), COMANDA_DATA_DIR: dataDir, LOG_FORMAT: 'json' };
+    const process_ = startStandaloneProcess(settings, process.env);
+    try {
+      await waitFor('the platform to be ready', () => isReady(port), {
+        timeoutMs: 90_000,
+        intervalMs: 250,
+      });
+      // The gateway hands the key set request to the auth service in process (ADR 0036);
+      // with no tenant of that issuer host, auth itself answers 404.
+      const response = await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`, {
+        headers: { 'x-request-id': 'one-line-1' },
+      });
+      expect(await response.json()).toMatchObject({ code: 'auth.tenant_not_found' });
+      const linesOf = () =>
+        process_
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"one-line-1"') && line.includes('"request completed"'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      await waitFor('the request line', () => linesOf().length > 0);
+      // A later request's line is written after this one's, had there been a second.
+      await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`, {
+        headers: { 'x-request-id': 'one-line-2' },
+      });
+      await waitFor('the next request line', () => process_.output().includes('"one-line-2"'));
+      expect(linesOf()).toEqual([
+        expect.objectContaining({
+          service: 'gateway',
+          upstream: 'auth',
+          requestId: 'one-line-1',
+          res: { statusCode: response.status },
+        }),
+      ]);
+    } finally {
+      await killGroup(process_);
+    }
+  }, 180_000);
+
   it('starts again after a kill -9 or a closed terminal, its database stopped with it', async () => {
     const port = await freePort();
     const settings = { PORT: String(port), COMANDA_DATA_DIR: dataDir, LOG_FORMAT: 'json' };

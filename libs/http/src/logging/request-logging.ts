@@ -34,6 +34,22 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, unkn
   return copy;
 }
 
+const FORWARDED = Symbol('comanda.forwardedRequest');
+
+interface ForwardedRaw {
+  [FORWARDED]?: { by: FastifyRequest; upstream: string };
+}
+
+/**
+ * The gateway forwards `request` to `upstream`: the gateway's line names the upstream, and a
+ * service of the same process that serves the same request object (ADR 0036's hand-off)
+ * writes no second line for it (ADR 0049). Over HTTP, the service gets a request object of
+ * its own and writes its line as for any caller.
+ */
+export function markForwarded(request: FastifyRequest, upstream: string): void {
+  (request.raw as ForwardedRaw)[FORWARDED] = { by: request, upstream };
+}
+
 // Orchestrators probe these every few seconds: a line per probe would bury everything else.
 function isHealthProbe(url: string): boolean {
   return url.startsWith('/health/');
@@ -42,7 +58,7 @@ function isHealthProbe(url: string): boolean {
 /**
  * One line per request, written when its response has been sent (Fastify's `onResponse`)
  * or when the caller went away first (`onRequestAbort`): the service, the request id, the
- * method, the URL and query with secret values redacted, the headers with credentials
+ * upstream it was forwarded to (the gateway's lines), the method, the URL and query with secret values redacted, the headers with credentials
  * redacted, the status and the time taken. The line is built field by field here, so the
  * request path pays for no per-request child logger and no generic redaction pass.
  */
@@ -57,6 +73,9 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
   ): void => {
     const url = request.url;
     if (isHealthProbe(url)) return;
+    const forwarded = (request.raw as ForwardedRaw)[FORWARDED];
+    // Handed off in process: the gateway's line is this exchange's line.
+    if (forwarded !== undefined && forwarded.by !== request) return;
     const failed = status !== undefined && status >= 500;
     const level = failed ? 'error' : 'info';
     if (!lines.isLevelEnabled(level)) return;
@@ -76,6 +95,7 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
       {
         service,
         requestId: request.id,
+        upstream: forwarded?.upstream,
         req,
         res: { statusCode: status },
         responseTime: elapsedMs === undefined ? undefined : Math.round(elapsedMs),

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerWithProblem, closeAfterAnswer } from '@comanda/http';
+import { answerWithProblem, closeAfterAnswer, markForwarded } from '@comanda/http';
 import { LocalHandOff } from './local-hand-off';
 import { ProxyService } from './proxy.service';
 import { RequestGate, requestHasBody } from './request-gate';
@@ -40,6 +40,7 @@ export class ForwardingRoute implements OnModuleInit {
       answerWithProblem(request, reply, error, this.logger);
       return;
     }
+    markForwarded(request, admitted.upstream.name);
     try {
       if (this.handOff.serve(request, reply, admitted)) return;
       await this.proxy.forward(request, reply, admitted);
