@@ -101,25 +101,38 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
     const schema = schemaOf(tx);
     const deliveries = `"${schema}"."webhook_deliveries"`;
     // The earliest due delivery of each subscription with nothing in flight, then the
-    // earliest of those: a subscription whose endpoint hangs holds one slot at most.
+    // earliest of those: a subscription whose endpoint hangs holds one slot at most. The
+    // subscriptions with pending deliveries are walked one index step each (`waiting`), and
+    // each one's earliest is read from the same index, so a claim costs as many steps as
+    // there are such subscriptions, however long their backlogs. A delivery another claim
+    // holds locked is skipped, and its subscription with it; the lock re-checks `x`'s state.
     const [rows]: [ClaimedRow[], number] = await tx.query(
       `UPDATE ${deliveries} d
        SET locked_until = now() + $1 * interval '1 millisecond', lease_id = $2
        FROM (
-         SELECT id FROM ${deliveries}
-         WHERE status = 'pending' AND next_attempt_at <= now()
-           AND (locked_until IS NULL OR locked_until < now())
-           AND id IN (
-             SELECT DISTINCT ON (c.subscription_id) c.id FROM ${deliveries} c
-             WHERE c.status = 'pending' AND c.next_attempt_at <= now()
-               AND (c.locked_until IS NULL OR c.locked_until < now())
-               AND NOT EXISTS (
-                 SELECT 1 FROM ${deliveries} busy
-                 WHERE busy.subscription_id = c.subscription_id AND busy.locked_until >= now())
-             ORDER BY c.subscription_id, c.next_attempt_at, c.id)
-         ORDER BY next_attempt_at
+         WITH RECURSIVE waiting (subscription_id) AS (
+           (SELECT subscription_id FROM ${deliveries}
+            WHERE status = 'pending' ORDER BY subscription_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT c.subscription_id FROM ${deliveries} c
+                   WHERE c.status = 'pending' AND c.subscription_id > w.subscription_id
+                   ORDER BY c.subscription_id LIMIT 1)
+           FROM waiting w WHERE w.subscription_id IS NOT NULL)
+         SELECT x.id FROM waiting w
+         CROSS JOIN LATERAL (
+           SELECT c.id, c.next_attempt_at FROM ${deliveries} c
+           WHERE c.subscription_id = w.subscription_id AND c.status = 'pending'
+             AND c.next_attempt_at <= now()
+             AND (c.locked_until IS NULL OR c.locked_until < now())
+           ORDER BY c.next_attempt_at, c.id LIMIT 1) earliest
+         JOIN ${deliveries} x ON x.id = earliest.id AND x.status = 'pending'
+           AND x.next_attempt_at <= now() AND (x.locked_until IS NULL OR x.locked_until < now())
+         WHERE NOT EXISTS (
+           SELECT 1 FROM ${deliveries} busy
+           WHERE busy.subscription_id = w.subscription_id AND busy.locked_until >= now())
+         ORDER BY earliest.next_attempt_at
          LIMIT $3
-         FOR UPDATE SKIP LOCKED
+         FOR UPDATE OF x SKIP LOCKED
        ) claimed, "${schema}"."webhook_subscriptions" s
        WHERE d.id = claimed.id AND s.id = d.subscription_id
        RETURNING d.id, d.lease_id, d.subscription_id, d.event_id, d.event_type, d.body, d.manual,

@@ -1,5 +1,6 @@
 import type { SecretBox } from '@comanda/security';
 import { CreateWebhookTables1790000000000 } from './create-webhook-tables.migration';
+import { IndexPendingWebhookDeliveries1794000000000 } from './index-pending-webhook-deliveries.migration';
 import { LeaseWebhookDeliveries1792000000000 } from './lease-webhook-deliveries.migration';
 import { sealWebhookSecrets } from './seal-webhook-secrets.migration';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
@@ -27,5 +28,6 @@ export function subscriptionMigrations(box: SecretBox) {
     CreateWebhookTables1790000000000,
     sealWebhookSecrets(box),
     LeaseWebhookDeliveries1792000000000,
+    IndexPendingWebhookDeliveries1794000000000,
   ];
 }

@@ -270,6 +270,36 @@ describe('webhook subscriptions (real PostgreSQL)', () => {
     expect(await deliveriesOf(otherTenant.id)).toEqual([]);
   });
 
+  it("posts a subscription's backlog one at a time and in order, beside another subscription's deliveries", async () => {
+    const { manage, enqueue, deliveries } = kit();
+    const backlogged = await subscribe(manage, 'tenant-g', EventTypes.OrderReadyToBePlacedInPos);
+    const other = await subscribe(manage, 'tenant-h', EventTypes.OrderReadyToBePlacedInPos);
+    for (const orderId of ['order-g1', 'order-g2', 'order-g3']) {
+      await tx((m) => enqueue.execute(m, readyEvent('tenant-g', orderId)));
+    }
+    await tx((m) => enqueue.execute(m, readyEvent('tenant-h', 'order-h1')));
+
+    // One claim takes the earliest of each subscription, never two of the same one.
+    expect(await deliveries.sendDue()).toBe(2);
+    await deliveries.idle();
+    expect(await deliveries.sendDue()).toBe(1);
+    await deliveries.idle();
+    expect(await deliveries.sendDue()).toBe(1);
+    await deliveries.idle();
+    expect(await deliveries.sendDue()).toBe(0);
+
+    const subjectsOf = (tenantId: string) =>
+      receiver.received
+        .map(({ body }) => JSON.parse(body) as CloudEvent)
+        .filter((event) => event.tenantid === tenantId)
+        .map((event) => event.subject);
+    expect(subjectsOf('tenant-g')).toEqual(['order-g1', 'order-g2', 'order-g3']);
+    expect(subjectsOf('tenant-h')).toEqual(['order-h1']);
+    for (const subscription of [backlogged, other]) {
+      expect((await deliveriesOf(subscription.id)).map((d) => d.status)).not.toContain('pending');
+    }
+  });
+
   it('posts the CloudEvent signed with the secret, retries a 500 later with back-off, and records both attempts', async () => {
     const { manage, enqueue, attempt, log } = kit();
     const subscription = await subscribe(manage, 'tenant-r', EventTypes.OrderReadyToBePlacedInPos);
