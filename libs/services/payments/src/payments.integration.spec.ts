@@ -33,6 +33,21 @@ function waitForState(
   });
 }
 
+/** The payment ends annulled on a late annulment success, applied from `stateBefore`. */
+async function annulledLate(harness: PaymentsHarness, orderId: string, stateBefore: string) {
+  const payment = await waitForState(harness, orderId, 'annulled');
+  await waitFor('payment.annulled', () =>
+    harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
+  );
+  expect(payment.events.at(-1)).toMatchObject({
+    trigger: 'annulment_succeeded',
+    applied: true,
+    stateBefore,
+    stateAfter: 'annulled',
+  });
+  return payment;
+}
+
 describe('payments service with a partner over HTTP (real PostgreSQL and RabbitMQ)', () => {
   let harness: PaymentsHarness;
 
@@ -233,17 +248,8 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       .find((operation) => operation.body.operationType === 'annulment');
     expect(annulment).toBeDefined();
     await harness.partnerEvent((annulment as ReceivedOperation).body, 'annulment_succeeded');
-    const payment = await waitForState(harness, orderId, 'annulled');
-    await waitFor('payment.annulled', () =>
-      harness.typesOf(orderId).includes(EventTypes.PaymentAnnulled),
-    );
+    const payment = await annulledLate(harness, orderId, 'annulment_failed');
     expect(payment.failureReason).toBe('registration_timed_out');
-    expect(payment.events.at(-1)).toMatchObject({
-      trigger: 'annulment_succeeded',
-      applied: true,
-      stateBefore: 'annulment_failed',
-      stateAfter: 'annulled',
-    });
     // Given up first (the order hears the money may be held), then released after all.
     expect(harness.typesOf(orderId)).toEqual([
       EventTypes.PaymentFailed,
@@ -660,6 +666,32 @@ describe('annulment retries until the reservation expires (ADR 0042)', () => {
       'annulment',
       'annulment',
     ]);
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentRegistered,
+      EventTypes.PaymentAuthorized,
+      EventTypes.PaymentAnnulled,
+    ]);
+  });
+
+  it("ends annulled when the first annulment's success arrives while its retry is in flight (ADR 0050)", async () => {
+    // The first annulment is answered annulment_failed; the retry is accepted and never answered.
+    const annulments = new Map<string, number>();
+    harness.partner.script('first-annulment-late', (operation) => {
+      if (operation.operationType !== 'annulment') return succeed(operation, 1);
+      const count = (annulments.get(operation.paymentId) ?? 0) + 1;
+      annulments.set(operation.paymentId, count);
+      return count === 1 ? { status: 202, event: 'annulment_failed' } : { status: 202 };
+    });
+    const [orderId, paymentId] = await placementFailed('first-annulment-late');
+    const sentAnnulments = () =>
+      harness.partner
+        .operationsOf(paymentId)
+        .filter((operation) => operation.body.operationType === 'annulment');
+    await waitFor('the retry to reach the partner', () => sentAnnulments().length === 2);
+
+    // The partner did carry out the first annulment after all, and says so late.
+    await harness.partnerEvent(sentAnnulments()[0].body, 'annulment_succeeded');
+    await annulledLate(harness, orderId, 'annulling');
     expect(harness.typesOf(orderId)).toEqual([
       EventTypes.PaymentRegistered,
       EventTypes.PaymentAuthorized,

@@ -311,7 +311,67 @@ describe('payment state machine', () => {
       expect(run(late.saga, { kind: 'annulment_retry_due' }).applied).toBe(false);
     });
 
-    it('lets no other late event of the last annulment, or of an earlier one, move the payment', () => {
+    /** Annulment a-1 failed, and its retry a-retry-1 was sent. */
+    const retrying = () => {
+      const ids = sequentialIds('a-retry');
+      const failed = decide(annulling(), event('annulment_failed', 'a-1'), NOW, TEST_POLICY, ids);
+      return decide(failed.saga, { kind: 'annulment_retry_due' }, at(60_000), TEST_POLICY, ids)
+        .saga;
+    };
+    const SENT = new Set(['a-1', 'a-retry-1']);
+
+    it('ends annulled when an earlier annulment succeeds late while a newer one is in flight (ADR 0050)', () => {
+      const saga = retrying();
+      expect(saga.pending).toEqual({ id: 'a-retry-1', type: 'annulment' });
+      const late = decide(
+        saga,
+        event('annulment_succeeded', 'a-1'),
+        NOW,
+        TEST_POLICY,
+        () => 'x',
+        SENT,
+      );
+      expect(late.applied).toBe(true);
+      expect(late.saga).toMatchObject({ state: 'annulled', pending: null });
+      expect(announced(late.effects)).toEqual(['annulled']);
+      // The newer annulment's own answer changes nothing any more.
+      const retryAnswer = event('annulment_failed', 'a-retry-1');
+      expect(decide(late.saga, retryAnswer, NOW, TEST_POLICY, () => 'x', SENT).applied).toBe(false);
+    });
+
+    it('ends annulled when an earlier annulment succeeds late after the last one failed for good (ADR 0050)', () => {
+      const gaveUp = decide(
+        retrying(),
+        event('annulment_failed', 'a-retry-1'),
+        at(1_000_000),
+        { ...TEST_POLICY, annulmentRetryDelaysMs: [60_000] },
+        () => 'x',
+      );
+      expect(gaveUp.saga.state).toBe('annulment_failed');
+      const late = decide(
+        gaveUp.saga,
+        event('annulment_succeeded', 'a-1'),
+        NOW,
+        TEST_POLICY,
+        () => 'x',
+        SENT,
+      );
+      expect(late.saga.state).toBe('annulled');
+      expect(announced(late.effects)).toEqual(['annulled']);
+    });
+
+    it("ignores the success of an annulment this payment never sent, and any other operation's late event", () => {
+      const saga = retrying();
+      for (const trigger of [
+        event('annulment_succeeded', 'another-payments-annulment'),
+        event('capture_succeeded', 'a-1'),
+        event('annulment_failed', 'a-1'),
+      ] as PaymentTrigger[]) {
+        expect(decide(saga, trigger, NOW, TEST_POLICY, () => 'x', SENT).applied).toBe(false);
+      }
+    });
+
+    it('lets no other late event of the last annulment, or of an annulment it never sent, move the payment', () => {
       const timedOut = run(annulling(at(30_000)), {
         kind: 'operation_timed_out',
         operationId: 'a-1',
@@ -320,7 +380,7 @@ describe('payment state machine', () => {
         event('annulment_failed', 'a-1'),
         { kind: 'operation_rejected', operationId: 'a-1', reason: '400' },
         event('capture_succeeded', 'a-1'),
-        event('annulment_succeeded', 'an-earlier-annulment'),
+        event('annulment_succeeded', 'an-annulment-never-sent'),
       ] as PaymentTrigger[]) {
         expect(run(timedOut.saga, trigger).applied).toBe(false);
       }

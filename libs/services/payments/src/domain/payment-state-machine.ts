@@ -270,11 +270,20 @@ const annulmentFailed =
   };
 
 /** The partner released the money: the pending annulment, or the latest one, succeeded. */
-const annulled: Rule = (saga) => ({
-  note: saga.pending ? 'annulled' : 'annulled: the latest annulment succeeded late',
+const annulled: Rule = (saga, step) => ({
+  note: annulledNote(saga, step.trigger),
   saga: { ...saga, state: 'annulled', pending: null },
   effects: [{ kind: 'announce', event: 'annulled' }, { kind: 'cancel_annulment_retry' }],
 });
+
+function annulledNote(saga: PaymentSaga, trigger: PaymentTrigger): string {
+  const operationId = 'operationId' in trigger ? trigger.operationId : undefined;
+  if (saga.pending?.id === operationId) return 'annulled';
+  if (operationId === saga.lastAnnulmentId) return 'annulled: the latest annulment succeeded late';
+  return saga.pending
+    ? 'annulled: an earlier annulment succeeded late, while a newer one is in flight'
+    : 'annulled: an earlier annulment succeeded late';
+}
 
 const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> = lookupTable({
   registration_pending: {
@@ -379,17 +388,22 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
 });
 
 /**
- * A late success of the payment's latest annulment (it failed or timed out first, or its
- * retry is still waiting) completes it even though the payment no longer waits for it.
+ * A late success of one of the payment's annulments completes it even though the payment no
+ * longer waits for it: the latest one after it failed or timed out (or while its retry
+ * waits), or an earlier one, also while a newer one is in flight. Whichever annulment the
+ * partner carried out, it released the money (ADR 0042, 0050). `sentAnnulments` holds the
+ * ids of the annulments sent for this payment; the latest is known from the saga itself.
  */
-function isLateAnnulmentSuccess(saga: PaymentSaga, trigger: PaymentTrigger): boolean {
-  return (
-    saga.pending === null &&
-    saga.lastAnnulmentId !== null &&
-    trigger.kind === 'partner_event' &&
-    trigger.type === 'annulment_succeeded' &&
-    trigger.operationId === saga.lastAnnulmentId
-  );
+function isLateAnnulmentSuccess(
+  saga: PaymentSaga,
+  trigger: PaymentTrigger,
+  sentAnnulments: ReadonlySet<string>,
+): boolean {
+  if (trigger.kind !== 'partner_event' || trigger.type !== 'annulment_succeeded') return false;
+  // The annulment the payment waits for completes it the usual way.
+  if (saga.pending !== null && saga.pending.type !== 'annulment') return false;
+  if (saga.pending?.id === trigger.operationId) return false;
+  return trigger.operationId === saga.lastAnnulmentId || sentAnnulments.has(trigger.operationId);
 }
 
 /** Decides what a trigger does to a payment; an ignored trigger leaves it unchanged. */
@@ -399,9 +413,11 @@ export function decide(
   now: Date,
   policy: SagaPolicy,
   newOperationId: () => string,
+  /** Ids of the annulments sent for this payment, when the trigger may be a late success. */
+  sentAnnulments: ReadonlySet<string> = new Set(),
 ): Decision {
   const ignore = (note: string): Decision => ({ applied: false, note, saga, effects: [] });
-  if ('operationId' in trigger && !isLateAnnulmentSuccess(saga, trigger)) {
+  if ('operationId' in trigger && !isLateAnnulmentSuccess(saga, trigger, sentAnnulments)) {
     if (!saga.pending || saga.pending.id !== trigger.operationId) {
       return ignore('not the operation the payment waits for (duplicate, late or unknown)');
     }

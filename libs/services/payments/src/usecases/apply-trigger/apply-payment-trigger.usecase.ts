@@ -18,6 +18,7 @@ import { PaymentAnnouncer } from './payment-announcer';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON = 500;
+const NO_ANNULMENTS: ReadonlySet<string> = new Set();
 
 /** Where a trigger came from, recorded beside it on the payment. */
 export interface TriggerOrigin {
@@ -72,7 +73,14 @@ export class ApplyPaymentTrigger {
       this.logger.warn(`${trigger.kind} for unknown payment ${paymentId} ignored`);
       return undefined;
     }
-    const decision = decide(payment.saga, trigger, now, this.policy, randomUUID);
+    const decision = decide(
+      payment.saga,
+      trigger,
+      now,
+      this.policy,
+      randomUUID,
+      await this.annulmentsSent(tx, payment, trigger),
+    );
     const updated: Payment = { ...payment, saga: decision.saga, updatedAt: now };
     if (decision.applied) {
       await this.finishOperation(tx, trigger, now);
@@ -96,6 +104,28 @@ export class ApplyPaymentTrigger {
       now,
     );
     return decision;
+  }
+
+  /**
+   * The annulments sent for the payment, read only for an `annulment_succeeded` the payment
+   * does not wait for: a late success of any of them completes it (ADR 0050).
+   */
+  private async annulmentsSent(
+    tx: Tx,
+    payment: Payment,
+    trigger: PaymentTrigger,
+  ): Promise<ReadonlySet<string>> {
+    const late =
+      trigger.kind === 'partner_event' &&
+      trigger.type === 'annulment_succeeded' &&
+      trigger.operationId !== payment.saga.pending?.id;
+    if (!late) return NO_ANNULMENTS;
+    const operations = await this.payments.operationsOf(tx, payment.id);
+    return new Set(
+      operations
+        .filter((operation) => operation.type === 'annulment')
+        .map((operation) => operation.id),
+    );
   }
 
   private async finishOperation(tx: Tx, trigger: PaymentTrigger, now: Date): Promise<void> {
