@@ -58,9 +58,10 @@ function isHealthProbe(url: string): boolean {
 /**
  * One line per request, written when its response has been sent (Fastify's `onResponse`)
  * or when the caller went away first (`onRequestAbort`): the service, the request id, the
- * upstream it was forwarded to (the gateway's lines), the method, the URL and query with secret values redacted, the headers with credentials
- * redacted, the status and the time taken. The line is built field by field here, so the
- * request path pays for no per-request child logger and no generic redaction pass.
+ * upstream it was forwarded to (the gateway's lines), the method, the URL and query with
+ * secret values redacted, the headers with credentials redacted, the status and the time
+ * taken. The line is built field by field here, so the request path pays for no
+ * per-request child logger and no generic redaction pass.
  */
 export function installRequestLogging(fastify: FastifyInstance, logger: ServiceLogger): void {
   const lines = logger.requests;

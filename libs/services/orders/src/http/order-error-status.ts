@@ -38,7 +38,7 @@ export function problemOf(error: OrdersDomainError): ProblemError {
   });
 }
 
-/** The orders domain errors thrown by use cases, as problem+json (the service's `domainProblems`). */
+/** The orders domain errors thrown by use cases as problems: the service's `domainProblems`. */
 export function orderProblem(error: unknown): ProblemError | undefined {
   return error instanceof OrdersDomainError ? problemOf(error) : undefined;
 }

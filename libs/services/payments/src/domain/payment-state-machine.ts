@@ -269,7 +269,7 @@ const annulmentFailed =
     return giveUpAnnulment(after, `${note} (${failures}); no retry before the reservation expires`);
   };
 
-/** The partner released the money: the pending annulment, or the latest one, succeeded. */
+/** The partner released the money: the pending annulment succeeded, or one sent before it. */
 const annulled: Rule = (saga, step) => ({
   note: annulledNote(saga, step.trigger),
   saga: { ...saga, state: 'annulled', pending: null },
