@@ -23,6 +23,7 @@ import {
 import { openDatabase } from '@comanda/persistence';
 import { claimStatement } from '../libs/messaging/src/outbox/outbox.relay';
 import { createTestBroker, createTestDatabase } from '@comanda/testing';
+import { median } from './support/median';
 
 const SCHEMA = 'bench';
 const BACKLOG = 1_000_000;
@@ -57,11 +58,6 @@ async function unpublished(ds: DataSource): Promise<number> {
     `SELECT count(*)::int AS n FROM ${OUTBOX} WHERE published_at IS NULL AND dead_at IS NULL`,
   );
   return (row as { n: number }).n;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** The baseline: read 500 rows, publish them all with confirms, mark them, repeat. */

@@ -22,6 +22,7 @@ import { DeliverySender } from '../libs/services/orders/src/subscriptions/delive
 import { RecordAttempt } from '../libs/services/orders/src/subscriptions/record-attempt.usecase';
 import { WebhookSender } from '../libs/services/orders/src/subscriptions/webhook-sender';
 import { WebhooksConfig } from '../libs/services/orders/src/subscriptions/webhooks.config';
+import { median } from './support/median';
 import {
   SUBSCRIPTION_ENTITIES,
   subscriptionMigrations,
@@ -74,7 +75,7 @@ async function timeClaims(ds: DataSource, claim: (tx: Tx) => Promise<unknown[]>)
       await runner.release();
     }
   }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  return median(times);
 }
 
 /** Pending deliveries `from..to` of every subscription, due in the past. */

@@ -25,7 +25,7 @@ export const ORDER_ERROR_STATUS: Readonly<Record<string, { status: number; title
     'order.confirmation_email_not_found': { status: 404, title: 'Confirmation e-mail not found' },
   });
 
-export function problemOf(error: OrdersDomainError): ProblemError {
+function problemOf(error: OrdersDomainError): ProblemError {
   const mapped = ORDER_ERROR_STATUS[error.code] ?? { status: 409, title: 'Conflict' };
   return new ProblemError({
     status: mapped.status,

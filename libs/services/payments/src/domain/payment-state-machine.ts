@@ -388,6 +388,19 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
 });
 
 /**
+ * An `annulment_succeeded` the payment does not wait for: nothing is pending, or a newer
+ * annulment is (the pending annulment's own success completes it the usual way).
+ */
+function isUnawaitedAnnulmentSuccess(
+  saga: PaymentSaga,
+  trigger: PaymentTrigger,
+): trigger is Extract<PaymentTrigger, { kind: 'partner_event' }> {
+  if (trigger.kind !== 'partner_event' || trigger.type !== 'annulment_succeeded') return false;
+  if (saga.pending === null) return true;
+  return saga.pending.type === 'annulment' && saga.pending.id !== trigger.operationId;
+}
+
+/**
  * A late success of one of the payment's annulments completes it even though the payment no
  * longer waits for it: the latest one after it failed or timed out (or while its retry
  * waits), or an earlier one, also while a newer one is in flight. Whichever annulment the
@@ -399,11 +412,16 @@ function isLateAnnulmentSuccess(
   trigger: PaymentTrigger,
   sentAnnulments: ReadonlySet<string>,
 ): boolean {
-  if (trigger.kind !== 'partner_event' || trigger.type !== 'annulment_succeeded') return false;
-  // The annulment the payment waits for completes it the usual way.
-  if (saga.pending !== null && saga.pending.type !== 'annulment') return false;
-  if (saga.pending?.id === trigger.operationId) return false;
+  if (!isUnawaitedAnnulmentSuccess(saga, trigger)) return false;
   return trigger.operationId === saga.lastAnnulmentId || sentAnnulments.has(trigger.operationId);
+}
+
+/**
+ * Whether `decide` needs the ids of the annulments sent for this payment: only for an
+ * unawaited `annulment_succeeded` that does not name the latest annulment.
+ */
+export function needsSentAnnulments(saga: PaymentSaga, trigger: PaymentTrigger): boolean {
+  return isUnawaitedAnnulmentSuccess(saga, trigger) && trigger.operationId !== saga.lastAnnulmentId;
 }
 
 /** Decides what a trigger does to a payment; an ignored trigger leaves it unchanged. */
@@ -413,7 +431,7 @@ export function decide(
   now: Date,
   policy: SagaPolicy,
   newOperationId: () => string,
-  /** Ids of the annulments sent for this payment, when the trigger may be a late success. */
+  /** Ids of the annulments sent for this payment, when `needsSentAnnulments` says so. */
   sentAnnulments: ReadonlySet<string> = new Set(),
 ): Decision {
   const ignore = (note: string): Decision => ({ applied: false, note, saga, effects: [] });

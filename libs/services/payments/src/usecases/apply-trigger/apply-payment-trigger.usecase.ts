@@ -5,6 +5,7 @@ import { databaseNow, type Tx } from '@comanda/persistence';
 import type { OperationStatus, Payment } from '../../domain/payment';
 import {
   decide,
+  needsSentAnnulments,
   triggerName,
   type Decision,
   type PaymentTrigger,
@@ -107,19 +108,15 @@ export class ApplyPaymentTrigger {
   }
 
   /**
-   * The annulments sent for the payment, read only for an `annulment_succeeded` the payment
-   * does not wait for: a late success of any of them completes it (ADR 0050).
+   * The annulments sent for the payment, read only when the trigger may be a late success of
+   * one of them other than the latest (ADR 0050).
    */
   private async annulmentsSent(
     tx: Tx,
     payment: Payment,
     trigger: PaymentTrigger,
   ): Promise<ReadonlySet<string>> {
-    const late =
-      trigger.kind === 'partner_event' &&
-      trigger.type === 'annulment_succeeded' &&
-      trigger.operationId !== payment.saga.pending?.id;
-    if (!late) return NO_ANNULMENTS;
+    if (!needsSentAnnulments(payment.saga, trigger)) return NO_ANNULMENTS;
     const operations = await this.payments.operationsOf(tx, payment.id);
     return new Set(
       operations
