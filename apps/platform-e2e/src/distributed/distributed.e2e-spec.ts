@@ -200,6 +200,9 @@ describe('distributed mode: one process per service', () => {
       res: { statusCode: response.status },
     });
     expect(JSON.parse(authLine)).not.toHaveProperty('upstream');
+    // Each line shows the headers its process received: the caller's, then the gateway's.
+    expect(JSON.parse(gatewayLine).req.headers).not.toHaveProperty('x-forwarded-for');
+    expect(JSON.parse(authLine).req.headers).toHaveProperty('x-forwarded-for');
   });
 
   it('places an order: catalogue, basket, checkout, then the POS callbacks', async () => {

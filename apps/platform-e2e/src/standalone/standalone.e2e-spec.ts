@@ -140,6 +140,11 @@ describe('standalone mode (npm start)', () => {
           res: { statusCode: response.status },
         }),
       ]);
+      // The headers the caller sent, not those the hand-off gave the service.
+      const { headers } = linesOf()[0].req as { headers: Record<string, string> };
+      expect(headers).toMatchObject({ host: `127.0.0.1:${port}`, 'x-request-id': 'one-line-1' });
+      expect(headers).not.toHaveProperty('x-forwarded-for');
+      expect(headers).not.toHaveProperty('traceparent');
     } finally {
       await killGroup(process_);
     }

@@ -37,17 +37,19 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, unkn
 const FORWARDED = Symbol('comanda.forwardedRequest');
 
 interface ForwardedRaw {
-  [FORWARDED]?: { by: FastifyRequest; upstream: string };
+  [FORWARDED]?: { by: FastifyRequest; upstream: string; headers: IncomingHttpHeaders };
 }
 
 /**
  * The gateway forwards `request` to `upstream`: the gateway's line names the upstream, and a
  * service of the same process that serves the same request object (ADR 0036's hand-off)
  * writes no second line for it (ADR 0049). Over HTTP, the service gets a request object of
- * its own and writes its line as for any caller.
+ * its own and writes its line as for any caller. The gateway's line shows the headers the
+ * caller sent, kept here: the hand-off gives the service headers of its own (forwarded-for,
+ * trace context, the upstream's host).
  */
 export function markForwarded(request: FastifyRequest, upstream: string): void {
-  (request.raw as ForwardedRaw)[FORWARDED] = { by: request, upstream };
+  (request.raw as ForwardedRaw)[FORWARDED] = { by: request, upstream, headers: request.headers };
 }
 
 // Orchestrators probe these every few seconds: a line per probe would bury everything else.
@@ -88,7 +90,7 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
       url: redactUrl(url),
     };
     if (query !== undefined) req.query = redactRecord(query);
-    req.headers = redactHeaders(request.headers);
+    req.headers = redactHeaders(forwarded?.headers ?? request.headers);
     req.remoteAddress = socket?.remoteAddress;
     req.remotePort = socket?.remotePort;
     lines.write(
