@@ -99,6 +99,20 @@ describe('problem+json error responses', () => {
     expectProblem(await call(`${url}/nowhere`, { method: 'PUT' }), 404, 'route.not_found');
   });
 
+  it('answers 404, as Nest does, for a path whose route parameter is empty', async () => {
+    expect((await call(`${url}/tables/7/bill`)).status).toBe(200);
+    expectProblem(
+      await call(`${url}/tables/7/bill`, { method: 'PUT' }),
+      405,
+      'request.method_not_allowed',
+    );
+    for (const method of ['GET', 'PUT']) {
+      const response = await call(`${url}/tables//bill`, { method });
+      expectProblem(response, 404, 'route.not_found');
+      expect(response.headers.get('allow')).toBeNull();
+    }
+  });
+
   it('answers 404, as the router does, for a known path spelled with a trailing or double slash', async () => {
     for (const path of ['/kitchen/', '//kitchen']) {
       const response = await call(`${url}${path}`, { method: 'DELETE' });

@@ -46,7 +46,19 @@ export function registeredRoutes(
 export function allowedMethods(fastify: FastifyInstance, path: string): string[] {
   const router = routers.get(fastify);
   if (!router) return [];
-  return METHODS.filter((method) => router.find(method, path) !== null);
+  return METHODS.filter((method) => servesPath(router.find(method, path)));
+}
+
+/**
+ * A route Nest would serve: Nest's Fastify adapter hands a request whose route parameter is
+ * empty (`/entities//configs`) to the not-found handler, although the router matched it.
+ */
+function servesPath(found: ReturnType<Router['find']>): boolean {
+  if (found === null) return false;
+  for (const [name, value] of Object.entries(found.params)) {
+    if (value === '' && name !== '*') return false;
+  }
+  return true;
 }
 
 export class MethodNotAllowedError extends ProblemError {

@@ -10,6 +10,7 @@ import {
   type NestModule,
   Post,
   NotFoundException,
+  Param,
   ServiceUnavailableException,
   UnauthorizedException,
   UseGuards,
@@ -126,6 +127,11 @@ class KitTestController {
   async oven(): Promise<never> {
     await tick();
     throw new OvenBusyError('left');
+  }
+
+  @Get('tables/:table/bill')
+  bill(@Param('table') table: string) {
+    return { table };
   }
 
   @Get('orders/missing')
