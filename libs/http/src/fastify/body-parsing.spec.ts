@@ -123,6 +123,20 @@ describe('request bodies', () => {
     expect(await malformed.json()).toMatchObject({ code: 'request.malformed_json' });
   });
 
+  it('refuses a number too large for a double instead of keeping it as null', async () => {
+    for (const text of ['{"values":{"x":1e400}}', '[1, -2e308]']) {
+      const response = await postJsonText(text);
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: 'request.invalid',
+        errors: [
+          { path: expect.stringMatching(/^values\.x$|^\[1\]$/), message: expect.any(String) },
+        ],
+      });
+    }
+    expect((await postJsonText('{"x":1.7976931348623157e308}')).status).toBe(201);
+  });
+
   it('accepts a JSON body nested 64 deep', async () => {
     const response = await postJsonText('{"a":'.repeat(63) + '1' + '}'.repeat(63));
     expect(response.status).toBe(201);

@@ -59,6 +59,10 @@ export function jsonLimitBreach(
       }
       continue;
     }
+    // JSON.parse reads 1e400 as Infinity, which every later JSON.stringify writes as null.
+    if (typeof current === 'number' && !Number.isFinite(current)) {
+      return breach('must be a number between -1.7976931348623157e308 and 1.7976931348623157e308');
+    }
     if (current === null || typeof current !== 'object') continue;
     if (depth > limits.maxDepth)
       return breach(`must not nest deeper than ${limits.maxDepth} levels`);
