@@ -1,6 +1,7 @@
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replyWithProblem } from '../problem/reply-with-problem';
+import { answerClientError } from './client-errors';
 import { MAX_IDENTIFIER_LENGTH } from '../validation/identifier-length';
 import { installRequestContext } from '../request/request-context.hooks';
 import { requestIdFor } from '../request/request-id';
@@ -52,6 +53,8 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       replyWithProblem(request, reply, error);
     },
+    // And so are those Node raises before Fastify has a request (timeout, header size).
+    clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
   if (options.maxConnectionsPerAddress) {

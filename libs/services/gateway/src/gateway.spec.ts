@@ -1,4 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { startService, type RunningService } from '@comanda/runtime';
 import { gatewayService } from './gateway.service-definition';
 import { chunkedBody, send } from './testing/raw-http';
@@ -11,6 +12,19 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 function fakeToken(claims: Record<string, unknown>): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'RS256', typ: 'at+jwt' })}.${part(claims)}.c2lnbmF0dXJl`;
+}
+
+/** Everything the server at `baseUrl` sends for `request`, until it closes the connection. */
+function rawExchange(baseUrl: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
 }
 
 function sha256(content: Buffer): string {
@@ -49,23 +63,27 @@ describe.each([
     gateway = await startService(gatewayService, {
       port: 0,
       host: '127.0.0.1',
-      env: {
-        LOG_LEVEL: 'silent',
-        AUTH_URL: upstreams.auth.url,
-        CONFIG_STORE_URL: upstreams.config.url,
-        PLUGIN_REGISTRY_URL: upstreams.plugins.url,
-        ORDERS_URL: upstreams.orders.url,
-        PAYMENTS_URL: upstreams.payments.url,
-        NOTIFICATIONS_URL: upstreams.notifications.url,
-        GATEWAY_BODY_LIMIT_BYTES: String(64 * 1024),
-        GATEWAY_PLUGIN_CODE_LIMIT_BYTES: String(256 * 1024),
-        GATEWAY_UPSTREAM_TIMEOUT_MS: '300',
-        // The test upstreams answer fake tokens; the services behind a real gateway verify real ones.
-        GATEWAY_VERIFY_TOKENS: 'false',
-        GATEWAY_IN_PROCESS_UPSTREAMS: String(inProcess),
-      },
+      env: gatewayEnv(),
     });
   });
+
+  function gatewayEnv(): Record<string, string> {
+    return {
+      LOG_LEVEL: 'silent',
+      AUTH_URL: upstreams.auth.url,
+      CONFIG_STORE_URL: upstreams.config.url,
+      PLUGIN_REGISTRY_URL: upstreams.plugins.url,
+      ORDERS_URL: upstreams.orders.url,
+      PAYMENTS_URL: upstreams.payments.url,
+      NOTIFICATIONS_URL: upstreams.notifications.url,
+      GATEWAY_BODY_LIMIT_BYTES: String(64 * 1024),
+      GATEWAY_PLUGIN_CODE_LIMIT_BYTES: String(256 * 1024),
+      GATEWAY_UPSTREAM_TIMEOUT_MS: '300',
+      // The test upstreams answer fake tokens; the services behind a real gateway verify real ones.
+      GATEWAY_VERIFY_TOKENS: 'false',
+      GATEWAY_IN_PROCESS_UPSTREAMS: String(inProcess),
+    };
+  }
 
   afterAll(async () => {
     await gateway?.close();
@@ -430,6 +448,27 @@ describe.each([
       const response = await send(gateway.url, '/payments/merchants/m1/hang', { headers: V0 });
       expect(response.status).toBe(504);
       expect(response.json()).toMatchObject({ status: 504, code: 'upstream.timeout' });
+    });
+
+    it('answers a body that stops arriving with one 408 problem, not a 504 and then a 408', async () => {
+      // Longer than the upstream timeout (300 ms): only the request timeout may answer.
+      const slow = await startService(gatewayService, {
+        port: 0,
+        host: '127.0.0.1',
+        env: { ...gatewayEnv(), HTTP_HEADERS_TIMEOUT_MS: '400', HTTP_REQUEST_TIMEOUT_MS: '900' },
+      });
+      try {
+        const raw = await rawExchange(
+          slow.url,
+          'PUT /entities/x/configs HTTP/1.1\r\nHost: x\r\nX-Api-Version: 0\r\n' +
+            'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":',
+        );
+        expect(raw.split('HTTP/1.1 ')).toHaveLength(2);
+        expect(raw).toMatch(/^HTTP\/1.1 408 /);
+        expect(raw).toContain('"code":"request.timeout"');
+      } finally {
+        await slow.close();
+      }
     });
   });
 

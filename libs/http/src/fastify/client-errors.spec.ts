@@ -1,0 +1,88 @@
+import { connect } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { startKitTestApp } from '../testing-fixtures/kit-test.app';
+
+/** Everything the server sends on one connection for `request`, until it closes it. */
+function exchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+interface RawAnswer {
+  statusLine: string;
+  headers: Map<string, string>;
+  body: Record<string, unknown>;
+  answers: number;
+}
+
+function parse(raw: string): RawAnswer {
+  const [head, body] = raw.split('\r\n\r\n');
+  const [statusLine, ...lines] = head.split('\r\n');
+  const headers = new Map(
+    lines.map((line) => {
+      const at = line.indexOf(':');
+      return [line.slice(0, at).toLowerCase(), line.slice(at + 1).trim()] as [string, string];
+    }),
+  );
+  return {
+    statusLine,
+    headers,
+    body: JSON.parse(body) as Record<string, unknown>,
+    answers: raw.split('HTTP/1.1 ').length - 1,
+  };
+}
+
+describe('requests Node refuses before any route sees them', () => {
+  let app: NestFastifyApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ app, url } = await startKitTestApp({
+      timeouts: { headersTimeoutMs: 300, requestTimeoutMs: 600 },
+    }));
+    port = Number(new URL(url).port);
+  });
+
+  afterAll(() => app.close());
+
+  function expectProblem(answer: RawAnswer, status: number, code: string): void {
+    expect(answer.answers).toBe(1);
+    expect(answer.statusLine).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(answer.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(answer.headers.get('connection')).toBe('close');
+    expect(answer.body).toMatchObject({ status, code, requestId: expect.any(String) });
+    expect(answer.headers.get('x-request-id')).toBe(answer.body.requestId);
+    expect(answer.headers.get('content-length')).toBe(
+      String(Buffer.byteLength(JSON.stringify(answer.body))),
+    );
+  }
+
+  it('answers headers larger than the server reads with a 431 problem', async () => {
+    const raw = await exchange(
+      port,
+      `GET /kitchen HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expectProblem(parse(raw), 431, 'request.headers_too_large');
+  });
+
+  it('answers a request that is not HTTP with a 400 problem', async () => {
+    const raw = await exchange(port, 'GET /kitchen HTTP/1.1\r\nHost x\r\n\r\n');
+    expectProblem(parse(raw), 400, 'request.bad_request');
+  });
+
+  it('answers a body that stops arriving with one 408 problem, then closes', async () => {
+    const raw = await exchange(
+      port,
+      'POST /orders HTTP/1.1\r\nHost: x\r\nX-Api-Version: 0\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"lines":',
+    );
+    expectProblem(parse(raw), 408, 'request.timeout');
+  });
+});
