@@ -14,7 +14,7 @@ export {
   ServiceLogger,
 } from './logging/logging.module';
 export type { LogFormat } from './logging/logging.module';
-export { markForwarded } from './logging/request-logging';
+export { markForwarded, markForwardedConnection } from './logging/request-logging';
 export { ProblemError } from './problem/problem.error';
 export type { ProblemErrorOptions } from './problem/problem.error';
 export { PROBLEM_CONTENT_TYPE, problemTypeUri } from './problem/problem-details';

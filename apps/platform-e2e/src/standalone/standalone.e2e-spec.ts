@@ -145,6 +145,31 @@ describe('standalone mode (npm start)', () => {
       expect(headers).toMatchObject({ host: `127.0.0.1:${port}`, 'x-request-id': 'one-line-1' });
       expect(headers).not.toHaveProperty('x-forwarded-for');
       expect(headers).not.toHaveProperty('traceparent');
+
+      // A body of unannounced length reaches the service over an in-process connection
+      // instead (ADR 0035): still one line, the gateway's.
+      const chunked = await fetch(`http://127.0.0.1:${port}/auth/nowhere/connect/token`, {
+        method: 'POST',
+        headers: {
+          'x-request-id': 'one-line-chunked',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new Blob(['grant_type=client_credentials']).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBeGreaterThanOrEqual(400);
+      await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`, {
+        headers: { 'x-request-id': 'one-line-3' },
+      });
+      await waitFor('the next request line', () => process_.output().includes('"one-line-3"'));
+      const chunkedLines = process_
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"one-line-chunked"') && line.includes('"request'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(chunkedLines).toEqual([
+        expect.objectContaining({ service: 'gateway', upstream: 'auth' }),
+      ]);
     } finally {
       await killGroup(process_);
     }

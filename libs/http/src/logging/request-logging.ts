@@ -52,6 +52,21 @@ export function markForwarded(request: FastifyRequest, upstream: string): void {
   (request.raw as ForwardedRaw)[FORWARDED] = { by: request, upstream, headers: request.headers };
 }
 
+const FORWARDED_CONNECTION = Symbol('comanda.forwardedConnection');
+
+interface MarkedSocket {
+  [FORWARDED_CONNECTION]?: true;
+}
+
+/**
+ * Every request on `socket` comes from the gateway of this process, which writes the line
+ * (ADR 0049): a body of unannounced length reaches a service of the same process over an
+ * in-process connection (ADR 0035) instead of on the gateway's own request.
+ */
+export function markForwardedConnection(socket: object): void {
+  (socket as MarkedSocket)[FORWARDED_CONNECTION] = true;
+}
+
 // Orchestrators probe these every few seconds: a line per probe would bury everything else.
 function isHealthProbe(url: string): boolean {
   return url.startsWith('/health/');
@@ -79,6 +94,7 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     const forwarded = (request.raw as ForwardedRaw)[FORWARDED];
     // Handed off in process: the gateway's line is this exchange's line.
     if (forwarded !== undefined && forwarded.by !== request) return;
+    if ((request.raw.socket as MarkedSocket | null)?.[FORWARDED_CONNECTION]) return;
     const failed = status !== undefined && status >= 500;
     const level = failed ? 'error' : 'info';
     if (!lines.isLevelEnabled(level)) return;

@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { markForwardedConnection } from '@comanda/http';
 import { InProcessSocket } from './in-process-socket';
 
 interface Listener {
@@ -39,6 +40,8 @@ export function connectLocally(origin: string): Duplex | undefined {
   const listener = listeners.get(origin);
   if (!listener || !listener.server.listening) return undefined;
   const [client, server] = InProcessSocket.pair(listener.port, listener.scope);
+  // The caller (the standalone gateway) writes the request line; the service writes none.
+  markForwardedConnection(server);
   listener.scope.runInAsyncScope(() => listener.server.emit('connection', server));
   return client;
 }
