@@ -544,6 +544,19 @@ describe('orders through the gateway', () => {
       ).toBe(200);
     });
 
+    it('refuses a key named like an object internal instead of dropping it and its uniqueness', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const refused = await tenant.as(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/pos/placed`,
+        placedReport({ toString: `pos-${randomUUID()}` }),
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ code: 'request.forbidden_member' });
+      expect((await order(orderId)).status).toBe('ready');
+    });
+
     it('answers 409, never a deadlock, to concurrent pos/placed sharing many refs in opposite orders', async () => {
       for (let round = 0; round < 25; round += 1) {
         const values = Array.from({ length: 40 }, (_, i) => `pos-${round}-${i}-${randomUUID()}`);

@@ -123,6 +123,29 @@ describe('request bodies', () => {
     expect(await malformed.json()).toMatchObject({ code: 'request.malformed_json' });
   });
 
+  it('refuses a member named like an object internal instead of dropping it silently', async () => {
+    for (const [text, name, path] of [
+      [
+        '{"mappingDetails":{"posId":"1","constructor":"C"}}',
+        'constructor',
+        'mappingDetails.constructor',
+      ],
+      ['{"a":[{"toString":"t"}]}', 'toString', 'a[0].toString'],
+      ['{"valueOf":1}', 'valueOf', 'valueOf'],
+      ['{"a":{"prototype":{}}}', 'prototype', 'a.prototype'],
+      ['{"a":{"hasOwnProperty":"x"}}', 'hasOwnProperty', 'a.hasOwnProperty'],
+    ]) {
+      const response = await postJsonText(text);
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: 'request.forbidden_member',
+        detail: expect.stringContaining(`"${name}" (at ${path})`),
+      });
+    }
+    const similar = await postJsonText('{"Constructor":"C","toStringTag":"t","a":{"proto":1}}');
+    expect(similar.status).toBe(201);
+  });
+
   it('refuses a number too large for a double instead of keeping it as null', async () => {
     for (const text of ['{"values":{"x":1e400}}', '[1, -2e308]']) {
       const response = await postJsonText(text);

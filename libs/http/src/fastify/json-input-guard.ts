@@ -29,6 +29,22 @@ interface Frame {
 
 const MAX_PATH_CHARACTERS = 200;
 
+/**
+ * Member names a DTO's transformation would silently drop: Nest's ValidationPipe deletes
+ * `constructor` and `prototype` members, and class-transformer skips every name of an
+ * `Object.prototype` member (`toString`, `valueOf`, ...). Refused, so nothing is lost
+ * without a word (a POS reference named `toString` would also escape the uniqueness check).
+ */
+const RESERVED_MEMBER_NAMES = new Set([
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'prototype',
+]);
+
+/** A breach of the limits, or a member named like an object internal (`reservedName`). */
+export interface JsonBreach extends ProblemFieldError {
+  reservedName?: string;
+}
+
 /** `values.deep[0][0]`, from the parent chain (built only on a breach, so deep input stays cheap). */
 function pathOf(frame: Frame): string {
   const parts: string[] = [];
@@ -44,10 +60,7 @@ function pathOf(frame: Frame): string {
  * The first limit a parsed JSON value breaks, with where, or undefined. Iterative, so a body
  * nested 10,000 deep is measured without recursion, and it stops at the first breach.
  */
-export function jsonLimitBreach(
-  value: unknown,
-  limits: JsonInputLimits,
-): ProblemFieldError | undefined {
+export function jsonLimitBreach(value: unknown, limits: JsonInputLimits): JsonBreach | undefined {
   const stack: Frame[] = [{ value, depth: 1, key: undefined, parent: undefined }];
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;
@@ -80,6 +93,10 @@ export function jsonLimitBreach(
       return breach(`must not have more than ${limits.maxKeysPerObject} members`);
     }
     for (const key of keys) {
+      if (RESERVED_MEMBER_NAMES.has(key)) {
+        const member = { value: undefined, depth: depth + 1, key, parent: frame };
+        return { path: pathOf(member), message: 'is a reserved member name', reservedName: key };
+      }
       if (key.length > limits.maxStringLength) {
         return breach(`member names must not be longer than ${limits.maxStringLength} characters`);
       }
@@ -115,6 +132,7 @@ export function parseGuardedJson(
     throw isForbiddenMember(error) ? forbiddenMemberError() : invalidJsonError();
   }
   const breach = jsonLimitBreach(parsed, limits);
+  if (breach?.reservedName !== undefined) throw reservedMemberError(breach);
   if (breach) throw new RequestValidationError([breach]);
   return parsed;
 }
@@ -171,6 +189,18 @@ function forbiddenMemberError(): ProblemError {
     title: 'Forbidden member name',
     detail:
       'The JSON body has a "__proto__" or "constructor.prototype" member; such members are refused.',
+  });
+}
+
+/** Valid JSON, refused for a member name the DTO transformation would drop: said as such. */
+function reservedMemberError(breach: JsonBreach): ProblemError {
+  return new ProblemError({
+    status: 400,
+    code: 'request.forbidden_member',
+    title: 'Forbidden member name',
+    detail:
+      `The JSON body has a member named "${breach.reservedName}" (at ${breach.path}); names of ` +
+      'JavaScript object internals (constructor, prototype, toString, valueOf, ...) are refused.',
   });
 }
 
