@@ -105,8 +105,11 @@ export interface OrderPlacementFailed {
   orderId: string;
   code: string;
   message: string;
-  /** `pos` when the integration reported the failure, `timeout` when the session expired. */
-  cause: 'pos' | 'timeout';
+  /**
+   * `pos` when the integration reported the failure, `timeout` when the session (or the
+   * pick-up) deadline passed, `payment` when the order's payment ended before it was placed.
+   */
+  cause: 'pos' | 'timeout' | 'payment';
   paymentId?: string;
 }
 

@@ -192,5 +192,25 @@ describe('paid orders with the partner sandbox, standalone', () => {
       expect(transaction.state).toBe('annulled');
       expect(transaction.operations.at(-1)?.operationType).toBe('annulment');
     });
+
+    it('fails a ready order whose reservation expired before it was placed, and refuses its placement', async () => {
+      const orderId = await world.checkout('sandbox_success');
+      await world.orderIn(orderId, 'ready');
+      const payment = await world.paymentIn(orderId, 'annulled');
+      expect(payment.operations.map((operation) => operation.type)).toEqual([
+        'registration',
+        'authorization',
+        'annulment',
+      ]);
+      const order = await world.orderIn(orderId, 'failed');
+      expect(order.failure).toMatchObject({ code: 'payment.annulled' });
+      const session = await world.call<{ code: string }>(
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: '0b6a3c2e-6f1d-4a57-9a52-5c1d3f0e7a10' },
+      );
+      expect(session.status).toBe(409);
+      expect(session.body.code).toBe('order.not_ready');
+    });
   });
 });

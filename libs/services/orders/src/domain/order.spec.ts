@@ -28,6 +28,8 @@ describe('the order placement state table', () => {
     ['ready', 'session_started', 'placing'],
     ['placing', 'session_started', 'placing'],
     ['awaiting_payment', 'payment_failed', 'failed'],
+    ['ready', 'payment_failed', 'failed'],
+    ['placing', 'payment_failed', 'failed'],
   ])('closed (%s) --%s--> %s, finalized when placed or failed', (from, trigger, to) => {
     const order = anOrder()
       .withStatus(from as never)

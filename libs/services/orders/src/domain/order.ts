@@ -35,17 +35,20 @@ export const ORDER_TRANSITIONS: Readonly<
   Record<OrderStatus, Partial<Record<OrderTrigger, OrderStatus>>>
 > = lookupTable({
   awaiting_payment: { payment_authorized: 'ready', payment_failed: 'failed' },
+  // A payment that ends before the order is placed (its reservation expired) fails it too.
   ready: {
     session_started: 'placing',
     pos_placed: 'placed',
     pos_failed: 'failed',
     pickup_timeout: 'failed',
+    payment_failed: 'failed',
   },
   placing: {
     session_started: 'placing',
     pos_placed: 'placed',
     pos_failed: 'failed',
     placement_timeout: 'failed',
+    payment_failed: 'failed',
   },
   placed: {},
   failed: {},

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { EventTypes, type EventType, type NewEvent } from '@comanda/contracts';
+import {
+  EventTypes,
+  type EventType,
+  type NewEvent,
+  type OrderPlacementFailed,
+} from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import type { Tx } from '@comanda/persistence';
 import type { OrderEntity } from '../persistence/order.entity';
@@ -112,7 +117,11 @@ export class OrderAnnouncer {
     });
   }
 
-  async placementFailed(tx: Tx, order: OrderEntity, cause: 'pos' | 'timeout'): Promise<void> {
+  async placementFailed(
+    tx: Tx,
+    order: OrderEntity,
+    cause: OrderPlacementFailed['cause'],
+  ): Promise<void> {
     if (!order.failure) return;
     await this.announce(tx, {
       type: EventTypes.OrderPlacementFailed,

@@ -16,10 +16,18 @@ export interface PaymentEventCommand {
   event: PaymentStateChanged | PaymentFailed;
 }
 
+/** Payment events after which the order's money is no longer held for it. */
+const ENDED_UNPAID: ReadonlySet<PaymentEventStatus> = new Set([
+  'annulled',
+  'failed',
+  'annulment_failed',
+]);
+
 /**
  * Keeps the order's `payments[]` and timeline from the payments service's events, and runs
- * the order's leg of the saga: authorized closes it, failed fails it visibly. An event that
- * makes no sense in the order's state is recorded, never an error (it would only dead-letter).
+ * the order's leg of the saga: authorized closes it, failed fails it visibly, and so does a
+ * payment that ends before the order is placed. An event that makes no sense in the order's
+ * state is recorded, never an error (it would only dead-letter).
  */
 @Injectable()
 export class ApplyPaymentEvent {
@@ -54,7 +62,7 @@ export class ApplyPaymentEvent {
       order.paymentId = event.paymentId;
       move(order, 'payment_authorized', now, detail);
       await this.closeOrder.execute(tx, order, now);
-    } else if (status === 'failed' && nextStatus(order.status, 'payment_failed')) {
+    } else if (status === 'failed' && order.status === 'awaiting_payment') {
       move(order, 'payment_failed', now, detail);
       order.failure = {
         code: 'payment.failed',
@@ -62,6 +70,16 @@ export class ApplyPaymentEvent {
         at: now.toISOString(),
       };
       await this.announcer.checkoutFailed(tx, order);
+    } else if (ENDED_UNPAID.has(status) && nextStatus(order.status, 'payment_failed')) {
+      // Announced to the POS, not placed yet, and its money released (the reservation
+      // expired): placing it now would serve an order nobody pays for (ADR 0051).
+      move(order, 'payment_failed', now, detail);
+      order.failure = {
+        code: `payment.${status}`,
+        message: `The payment ended (${status}) before the order was placed: it cannot be placed any more.`,
+        at: now.toISOString(),
+      };
+      await this.announcer.placementFailed(tx, order, 'payment');
     } else {
       record(order, `payment.${status}`, now, detail);
     }
