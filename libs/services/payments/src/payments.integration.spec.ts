@@ -599,6 +599,54 @@ describe('capture retries until the reservation expires (rule 6)', () => {
   });
 });
 
+describe('a capture the partner never accepts in time (ADR 0052)', () => {
+  let harness: PaymentsHarness;
+
+  beforeAll(async () => {
+    harness = await PaymentsHarness.start('payments_capture_outage', {
+      PAYMENT_OPERATION_TIMEOUT_MS: '1500',
+      RESERVATION_TTL_MS: '60000',
+      CAPTURE_RETRY_DELAYS_MS: '300,300,300',
+    });
+    await harness.configureMerchant(MERCHANT);
+  });
+  afterAll(() => harness?.close());
+
+  it('retries with a new capture after an outage at capture time, and captures, annulling nothing', async () => {
+    let firstCapture: string | undefined;
+    harness.partner.script('capture-outage', (operation, attempt) => {
+      if (operation.operationType !== 'capture') return succeed(operation, attempt);
+      firstCapture ??= operation.operationId;
+      return operation.operationId === firstCapture ? { status: 503 } : succeed(operation, attempt);
+    });
+    const orderId = await harness.checkout(MERCHANT, 'capture-outage');
+    await waitFor('payment.authorized', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+    );
+    const paymentId = (await harness.paymentIdOf(orderId)) as string;
+    await harness.orderPlaced(orderId, paymentId);
+    const payment = await waitForState(harness, orderId, 'captured');
+    expect(payment.operations.map((operation) => [operation.type, operation.status])).toEqual([
+      ['registration', 'succeeded'],
+      ['authorization', 'succeeded'],
+      ['capture', 'timed_out'],
+      ['capture', 'succeeded'],
+    ]);
+    const atPartner = harness.partner.operationsOf(paymentId);
+    expect(atPartner.filter((operation) => operation.body.operationType === 'annulment')).toEqual(
+      [],
+    );
+    await waitFor('payment.captured', () =>
+      harness.typesOf(orderId).includes(EventTypes.PaymentCaptured),
+    );
+    expect(harness.typesOf(orderId)).toEqual([
+      EventTypes.PaymentRegistered,
+      EventTypes.PaymentAuthorized,
+      EventTypes.PaymentCaptured,
+    ]);
+  });
+});
+
 describe('annulment retries until the reservation expires (ADR 0042)', () => {
   let harness: PaymentsHarness;
 

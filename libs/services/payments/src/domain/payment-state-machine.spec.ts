@@ -73,7 +73,11 @@ describe('payment state machine', () => {
         )
         .awaiting({ id: 'op-x', type })
         .build();
-      const decision = run(saga, { kind: 'operation_timed_out', operationId: 'op-x' });
+      const decision = run(saga, {
+        kind: 'operation_timed_out',
+        operationId: 'op-x',
+        accepted: true,
+      });
       expect(decision.saga.state).toBe('annulling');
       expect(decision.saga.failureReason).toBe(`${type}_timed_out`);
       // A reservation we never heard of ends one TTL from now at the latest: retries stop there.
@@ -210,6 +214,100 @@ describe('payment state machine', () => {
     expect(decision.saga.state).toBe('annulling');
   });
 
+  describe('a capture the partner never accepted, and late capture successes (ADR 0052)', () => {
+    const capturing = () =>
+      aSaga()
+        .in('capturing')
+        .awaiting({ id: 'c-1', type: 'capture' })
+        .reservationUntil(at(1_000_000))
+        .build();
+    const SENT = new Set(['c-1', 'c-retry-1']);
+
+    it('retries a capture that timed out without a 2xx, as a failed one, instead of annulling', () => {
+      const decision = run(capturing(), {
+        kind: 'operation_timed_out',
+        operationId: 'c-1',
+        accepted: false,
+      });
+      expect(decision.saga).toMatchObject({
+        state: 'capturing',
+        pending: null,
+        captureFailures: 1,
+      });
+      expect(decision.effects).toEqual([{ kind: 'schedule_capture_retry', at: at(60_000) }]);
+      expect(announced(decision.effects)).toEqual([]);
+    });
+
+    it('still fails and annuls a capture the partner accepted but never completed (rule 3)', () => {
+      const decision = run(capturing(), {
+        kind: 'operation_timed_out',
+        operationId: 'c-1',
+        accepted: true,
+      });
+      expect(decision.saga.state).toBe('annulling');
+      expect(announced(decision.effects)).toEqual(['failed']);
+    });
+
+    it('ends captured when an earlier capture succeeds late, while its retry waits or runs', () => {
+      const waiting = run(capturing(), event('capture_failed', 'c-1')).saga;
+      const late = decide(
+        waiting,
+        event('capture_succeeded', 'c-1'),
+        NOW,
+        TEST_POLICY,
+        () => 'x',
+        SENT,
+      );
+      expect(late.saga).toMatchObject({ state: 'captured', pending: null });
+      expect(late.effects).toEqual([
+        { kind: 'announce', event: 'captured' },
+        { kind: 'cancel_capture_retry' },
+      ]);
+
+      const retrying = { ...waiting, pending: { id: 'c-retry-1', type: 'capture' as const } };
+      const early = decide(
+        retrying,
+        event('capture_succeeded', 'c-1'),
+        NOW,
+        TEST_POLICY,
+        () => 'x',
+        SENT,
+      );
+      expect(early.saga.state).toBe('captured');
+      const retryAnswer = event('capture_failed', 'c-retry-1');
+      expect(decide(early.saga, retryAnswer, NOW, TEST_POLICY, () => 'x', SENT).applied).toBe(
+        false,
+      );
+    });
+
+    it('takes no success of a capture it never sent, nor one once the payment is annulling', () => {
+      const waiting = run(capturing(), event('capture_failed', 'c-1')).saga;
+      const unknown = decide(
+        waiting,
+        event('capture_succeeded', 'c-9'),
+        NOW,
+        TEST_POLICY,
+        () => 'x',
+        SENT,
+      );
+      expect(unknown.applied).toBe(false);
+      const annulling = run(capturing(), {
+        kind: 'operation_timed_out',
+        operationId: 'c-1',
+        accepted: true,
+      }).saga;
+      const late = decide(
+        annulling,
+        event('capture_succeeded', 'c-1'),
+        NOW,
+        TEST_POLICY,
+        () => 'x',
+        SENT,
+      );
+      expect(late.applied).toBe(false);
+    });
+  });
+
   describe('a failed annulment (ADR 0042)', () => {
     const annulling = (expiry = at(1_000_000)) =>
       aSaga()
@@ -222,7 +320,7 @@ describe('payment state machine', () => {
     it.each([
       ['annulment_failed', event('annulment_failed', 'a-1')],
       ['annulment_rejected', { kind: 'operation_rejected', operationId: 'a-1', reason: '400' }],
-      ['annulment_timed_out', { kind: 'operation_timed_out', operationId: 'a-1' }],
+      ['annulment_timed_out', { kind: 'operation_timed_out', operationId: 'a-1', accepted: true }],
     ] as Array<[string, PaymentTrigger]>)(
       'is retried with a new operation after %s, while the reservation may still exist',
       (_name, trigger) => {
@@ -294,7 +392,11 @@ describe('payment state machine', () => {
 
     it('ends annulled when the latest annulment succeeds after it timed out (not a move back)', () => {
       const saga = annulling(at(30_000));
-      const timedOut = run(saga, { kind: 'operation_timed_out', operationId: 'a-1' });
+      const timedOut = run(saga, {
+        kind: 'operation_timed_out',
+        operationId: 'a-1',
+        accepted: true,
+      });
       expect(timedOut.saga.state).toBe('annulment_failed');
       const late = run(timedOut.saga, event('annulment_succeeded', 'a-1'));
       expect(late.applied).toBe(true);
@@ -304,7 +406,11 @@ describe('payment state machine', () => {
     });
 
     it('ends annulled when the failed annulment succeeds late while its retry waits', () => {
-      const failed = run(annulling(), { kind: 'operation_timed_out', operationId: 'a-1' });
+      const failed = run(annulling(), {
+        kind: 'operation_timed_out',
+        operationId: 'a-1',
+        accepted: true,
+      });
       const late = run(failed.saga, event('annulment_succeeded', 'a-1'));
       expect(late.saga.state).toBe('annulled');
       expect(late.effects).toContainEqual({ kind: 'cancel_annulment_retry' });
@@ -375,6 +481,7 @@ describe('payment state machine', () => {
       const timedOut = run(annulling(at(30_000)), {
         kind: 'operation_timed_out',
         operationId: 'a-1',
+        accepted: true,
       });
       for (const trigger of [
         event('annulment_failed', 'a-1'),
@@ -403,7 +510,11 @@ describe('payment state machine', () => {
 
   it('ignores a late success for an operation that already timed out', () => {
     const saga = aSaga().awaiting({ id: 'op-r', type: 'registration' }).build();
-    const timedOut = run(saga, { kind: 'operation_timed_out', operationId: 'op-r' });
+    const timedOut = run(saga, {
+      kind: 'operation_timed_out',
+      operationId: 'op-r',
+      accepted: true,
+    });
     const late = run(timedOut.saga, event('registration_succeeded', 'op-r'));
     expect(late.applied).toBe(false);
     expect(late.saga.state).toBe('annulling');
@@ -436,6 +547,7 @@ describe('payment state machine under random partner behaviour (property)', () =
       fc.record({
         kind: fc.constant('operation_timed_out' as const),
         operationId: fc.constantFrom(...ids),
+        accepted: fc.boolean(),
       }),
       fc.record({
         kind: fc.constant('operation_rejected' as const),

@@ -44,7 +44,8 @@ export const TERMINAL_STATES: ReadonlySet<PaymentState> = new Set([
 export type PaymentTrigger =
   | { kind: 'partner_event'; type: PartnerEventType; operationId: string; reason?: string }
   | { kind: 'operation_rejected'; operationId: string; reason: string }
-  | { kind: 'operation_timed_out'; operationId: string }
+  /** `accepted`: the partner answered 2xx before the deadline (rule 3); else it never did. */
+  | { kind: 'operation_timed_out'; operationId: string; accepted: boolean }
   | { kind: 'order_placed' }
   | { kind: 'order_placement_failed'; reason: string }
   | { kind: 'capture_retry_due' }
@@ -335,14 +336,25 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
     reservation_expired: annul('the reservation expired before the order was placed'),
   },
   capturing: {
-    capture_succeeded: (saga) => ({
-      note: 'captured',
-      saga: { ...saga, state: 'captured', pending: null },
-      effects: [{ kind: 'announce', event: 'captured' }],
-    }),
+    capture_succeeded: (saga, step) => {
+      const awaited =
+        'operationId' in step.trigger && saga.pending?.id === step.trigger.operationId;
+      return {
+        note: awaited ? 'captured' : 'captured: an earlier capture succeeded late',
+        saga: { ...saga, state: 'captured', pending: null },
+        effects: awaited
+          ? [{ kind: 'announce', event: 'captured' }]
+          : [{ kind: 'announce', event: 'captured' }, { kind: 'cancel_capture_retry' }],
+      };
+    },
     capture_failed: captureFailed,
     capture_rejected: captureFailed,
-    capture_timed_out: failAndAnnul('capture_timed_out'),
+    // Rule 3 is for a capture the partner accepted; one it never accepted (a partner outage)
+    // failed like a refused one, and is retried while the reservation lasts (rule 6).
+    capture_timed_out: (saga, step) =>
+      step.trigger.kind === 'operation_timed_out' && !step.trigger.accepted
+        ? captureFailed(saga, step)
+        : failAndAnnul('capture_timed_out')(saga, step),
     capture_retry_due: (saga, step) => {
       if (saga.pending) return 'a capture is already in flight';
       if (reservationExpired(saga, step.now)) return annul('the reservation expired')(saga, step);
@@ -388,40 +400,57 @@ const TABLE: Readonly<Record<PaymentState, Partial<Record<TriggerName, Rule>>>> 
 });
 
 /**
- * An `annulment_succeeded` the payment does not wait for: nothing is pending, or a newer
- * annulment is (the pending annulment's own success completes it the usual way).
+ * The operation type whose late success the payment takes though it does not wait for it
+ * (nothing is pending, or a newer operation of the type is; the pending one's own success
+ * completes it the usual way): an annulment's, whatever the state that allows one, and a
+ * capture's while capturing. Undefined for any other trigger.
  */
-function isUnawaitedAnnulmentSuccess(
+function unawaitedSuccessOf(
   saga: PaymentSaga,
   trigger: PaymentTrigger,
-): trigger is Extract<PaymentTrigger, { kind: 'partner_event' }> {
-  if (trigger.kind !== 'partner_event' || trigger.type !== 'annulment_succeeded') return false;
-  if (saga.pending === null) return true;
-  return saga.pending.type === 'annulment' && saga.pending.id !== trigger.operationId;
+): 'annulment' | 'capture' | undefined {
+  if (trigger.kind !== 'partner_event') return undefined;
+  let type: 'annulment' | 'capture';
+  if (trigger.type === 'annulment_succeeded') type = 'annulment';
+  else if (trigger.type === 'capture_succeeded' && saga.state === 'capturing') type = 'capture';
+  else return undefined;
+  if (saga.pending === null) return type;
+  return saga.pending.type === type && saga.pending.id !== trigger.operationId ? type : undefined;
 }
 
 /**
  * A late success of one of the payment's annulments completes it even though the payment no
  * longer waits for it: the latest one after it failed or timed out (or while its retry
  * waits), or an earlier one, also while a newer one is in flight. Whichever annulment the
- * partner carried out, it released the money (ADR 0042, 0050). `sentAnnulments` holds the
- * ids of the annulments sent for this payment; the latest is known from the saga itself.
+ * partner carried out, it released the money (ADR 0042, 0050). Likewise a capture's while
+ * capture is retried: whichever capture the partner carried out, it took the money (ADR
+ * 0052). `sentOperations` holds the ids of the operations of that type sent for this
+ * payment; the latest annulment is known from the saga itself.
  */
-function isLateAnnulmentSuccess(
+function isLateSuccess(
   saga: PaymentSaga,
   trigger: PaymentTrigger,
-  sentAnnulments: ReadonlySet<string>,
+  sentOperations: ReadonlySet<string>,
 ): boolean {
-  if (!isUnawaitedAnnulmentSuccess(saga, trigger)) return false;
-  return trigger.operationId === saga.lastAnnulmentId || sentAnnulments.has(trigger.operationId);
+  const type = unawaitedSuccessOf(saga, trigger);
+  if (type === undefined || !('operationId' in trigger)) return false;
+  if (type === 'annulment' && trigger.operationId === saga.lastAnnulmentId) return true;
+  return sentOperations.has(trigger.operationId);
 }
 
 /**
- * Whether `decide` needs the ids of the annulments sent for this payment: only for an
- * unawaited `annulment_succeeded` that does not name the latest annulment.
+ * The type of the operations whose ids `decide` needs (those sent for this payment): only for
+ * an unawaited success that does not name the latest annulment.
  */
-export function needsSentAnnulments(saga: PaymentSaga, trigger: PaymentTrigger): boolean {
-  return isUnawaitedAnnulmentSuccess(saga, trigger) && trigger.operationId !== saga.lastAnnulmentId;
+export function sentOperationsNeeded(
+  saga: PaymentSaga,
+  trigger: PaymentTrigger,
+): 'annulment' | 'capture' | undefined {
+  const type = unawaitedSuccessOf(saga, trigger);
+  if (type === 'annulment' && 'operationId' in trigger) {
+    return trigger.operationId === saga.lastAnnulmentId ? undefined : type;
+  }
+  return type;
 }
 
 /** Decides what a trigger does to a payment; an ignored trigger leaves it unchanged. */
@@ -431,11 +460,11 @@ export function decide(
   now: Date,
   policy: SagaPolicy,
   newOperationId: () => string,
-  /** Ids of the annulments sent for this payment, when `needsSentAnnulments` says so. */
-  sentAnnulments: ReadonlySet<string> = new Set(),
+  /** Ids of the operations sent for this payment of the type `sentOperationsNeeded` names. */
+  sentOperations: ReadonlySet<string> = new Set(),
 ): Decision {
   const ignore = (note: string): Decision => ({ applied: false, note, saga, effects: [] });
-  if ('operationId' in trigger && !isLateAnnulmentSuccess(saga, trigger, sentAnnulments)) {
+  if ('operationId' in trigger && !isLateSuccess(saga, trigger, sentOperations)) {
     if (!saga.pending || saga.pending.id !== trigger.operationId) {
       return ignore('not the operation the payment waits for (duplicate, late or unknown)');
     }

@@ -161,6 +161,16 @@ export class PaymentRepository {
     );
   }
 
+  /** Whether the partner accepted the operation (answered 2xx), its row locked. */
+  async lockOperationAccepted(tx: Tx, id: string): Promise<boolean> {
+    const rows: Array<{ accepted: boolean }> = await tx.query(
+      `SELECT accepted_at IS NOT NULL AS accepted FROM ${table(tx, 'payment_operations')}
+       WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return rows[0]?.accepted ?? false;
+  }
+
   /** Ends an operation that is still open; a finished one keeps its first outcome. */
   async finishOperation(
     tx: Tx,

@@ -12,7 +12,7 @@ export class PaymentDeadlinesHandler {
   @OnTimer(PaymentTimers.OperationTimeout)
   async operationTimedOut(payload: OperationTimerPayload, tx: Tx): Promise<void> {
     await this.apply.execute(tx, payload.paymentId, {
-      kind: 'operation_timed_out',
+      kind: 'operation_deadline',
       operationId: payload.operationId,
     });
   }

@@ -5,7 +5,7 @@ import { databaseNow, type Tx } from '@comanda/persistence';
 import type { OperationStatus, Payment } from '../../domain/payment';
 import {
   decide,
-  needsSentAnnulments,
+  sentOperationsNeeded,
   triggerName,
   type Decision,
   type PaymentTrigger,
@@ -19,7 +19,16 @@ import { PaymentAnnouncer } from './payment-announcer';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON = 500;
-const NO_ANNULMENTS: ReadonlySet<string> = new Set();
+const NO_OPERATIONS: ReadonlySet<string> = new Set();
+
+/**
+ * An operation's deadline passed (its timer fired): whether the partner accepted it is read
+ * under the payment's lock, and it becomes the `operation_timed_out` trigger.
+ */
+export interface OperationDeadline {
+  kind: 'operation_deadline';
+  operationId: string;
+}
 
 /** Where a trigger came from, recorded beside it on the payment. */
 export interface TriggerOrigin {
@@ -58,7 +67,7 @@ export class ApplyPaymentTrigger {
   async execute(
     tx: Tx,
     paymentId: string,
-    trigger: PaymentTrigger,
+    input: PaymentTrigger | OperationDeadline,
     origin: TriggerOrigin = {},
     at?: Date,
   ): Promise<Decision | undefined> {
@@ -71,16 +80,26 @@ export class ApplyPaymentTrigger {
       ((origin.tenantId !== undefined && origin.tenantId !== payment.tenantId) ||
         (origin.merchantId !== undefined && origin.merchantId !== payment.merchantId));
     if (!payment || foreign) {
-      this.logger.warn(`${trigger.kind} for unknown payment ${paymentId} ignored`);
+      this.logger.warn(`${input.kind} for unknown payment ${paymentId} ignored`);
       return undefined;
     }
+    const trigger: PaymentTrigger =
+      input.kind === 'operation_deadline'
+        ? {
+            kind: 'operation_timed_out',
+            operationId: input.operationId,
+            // Locked after the payment, as finishing an operation does: a 2xx the sender
+            // records at this instant is either seen here or comes too late to count.
+            accepted: await this.payments.lockOperationAccepted(tx, input.operationId),
+          }
+        : input;
     const decision = decide(
       payment.saga,
       trigger,
       now,
       this.policy,
       randomUUID,
-      await this.annulmentsSent(tx, payment, trigger),
+      await this.operationsSent(tx, payment, trigger),
     );
     const updated: Payment = { ...payment, saga: decision.saga, updatedAt: now };
     if (decision.applied) {
@@ -108,20 +127,19 @@ export class ApplyPaymentTrigger {
   }
 
   /**
-   * The annulments sent for the payment, read only when the trigger may be a late success of
-   * one of them other than the latest (ADR 0050).
+   * The operations of one type sent for the payment, read only when the trigger may be a late
+   * success of one of them (ADR 0050, 0052).
    */
-  private async annulmentsSent(
+  private async operationsSent(
     tx: Tx,
     payment: Payment,
     trigger: PaymentTrigger,
   ): Promise<ReadonlySet<string>> {
-    if (!needsSentAnnulments(payment.saga, trigger)) return NO_ANNULMENTS;
+    const type = sentOperationsNeeded(payment.saga, trigger);
+    if (type === undefined) return NO_OPERATIONS;
     const operations = await this.payments.operationsOf(tx, payment.id);
     return new Set(
-      operations
-        .filter((operation) => operation.type === 'annulment')
-        .map((operation) => operation.id),
+      operations.filter((operation) => operation.type === type).map((operation) => operation.id),
     );
   }
 
