@@ -1,19 +1,17 @@
 import { ProblemError, type ProblemFieldError, lookupTable } from '@comanda/http';
 import type { SignatureRejection } from '@comanda/outbound';
 
-const REJECTIONS: Record<SignatureRejection | 'unknown_merchant', string> = lookupTable({
+const REJECTIONS: Record<SignatureRejection, string> = lookupTable({
   missing: 'The request has no Comanda-Signature header.',
   malformed: 'The Comanda-Signature header is not "t=<unix seconds>,v1=<hex HMAC-SHA256>".',
   no_timestamp: 'The Comanda-Signature header has no t=<unix seconds>.',
   stale: 'The signature timestamp is more than 300 seconds away from the receiver clock.',
   mismatch: "The signature does not match the body signed with the merchant's secret.",
-  // Said like a mismatch, so the answer does not tell which merchant ids exist.
-  unknown_merchant: "The signature does not match the body signed with the merchant's secret.",
 });
 
 /** The event is not signed by the merchant's partner: not stored, no effect. */
 export class PartnerEventUnauthenticatedError extends ProblemError {
-  constructor(readonly reason: SignatureRejection | 'unknown_merchant') {
+  constructor(readonly reason: SignatureRejection) {
     super({
       status: 401,
       code: 'notification.signature_invalid',

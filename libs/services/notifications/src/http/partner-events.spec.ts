@@ -340,6 +340,27 @@ describe('the partner event receiver', () => {
       expect(await storedEvents(event.eventId)).toBe(0);
     });
 
+    it('an unknown merchant with the very answer a known one gets, whatever the header', async () => {
+      const body = JSON.stringify(aPartnerEvent());
+      const headers = [
+        signBody('not-the-merchant-secret', body),
+        signBody(SECRET, body, now() - 400),
+        'garbage',
+        't=1,v1=00',
+        undefined,
+      ];
+      for (const header of headers) {
+        const known = await post(body, header, MERCHANT);
+        const unknown = await post(body, header, 'merchant-nobody-configured');
+        const detailOf = async (response: Response) =>
+          ((await response.json()) as { detail: string }).detail;
+        expect([unknown.status, await detailOf(unknown)]).toEqual([
+          known.status,
+          await detailOf(known),
+        ]);
+      }
+    });
+
     it('malformed JSON, even when signed (400)', async () => {
       const body = '{"eventId": "evt-broken",';
       const response = await post(body, signBody(SECRET, body));

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EventTypes } from '@comanda/contracts';
 import { unstorableText } from '@comanda/http';
@@ -21,6 +22,9 @@ import type {
   ReceivePartnerEventCommand,
 } from './receive-partner-event.command';
 
+/** Stands in for the secret of a merchant id nobody configured; matches no signature. */
+const NO_MERCHANT_SECRET = randomBytes(32).toString('hex');
+
 /**
  * Verifies a partner event against its merchant's secret, stores it once per
  * (merchant, eventId) and hands it to payments as `payment.partner_event_received`, all in
@@ -39,7 +43,12 @@ export class ReceivePartnerEvent {
       unstorableText(command.merchantId).length === 0
         ? await tx.findOneBy(MerchantSecretEntity, { merchantId: command.merchantId })
         : null;
-    if (!merchant) throw new PartnerEventUnauthenticatedError('unknown_merchant');
+    if (!merchant) {
+      // Judged as a known merchant's event signed with another secret (header, timestamp,
+      // then a mismatch): the answer does not tell which merchant ids exist.
+      const check = verifySignature(command.signature, command.rawBody, NO_MERCHANT_SECRET);
+      throw new PartnerEventUnauthenticatedError(check.valid ? 'mismatch' : check.reason);
+    }
     // A secret that does not open (another COMANDA_SECRETS_KEY) throws: 500, nothing stored.
     const secret = this.secrets.open(
       merchant.signingSecretSealed,
