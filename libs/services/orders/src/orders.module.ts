@@ -32,6 +32,7 @@ import { SendConfirmationEmail } from './usecases/confirmation-email/send-confir
 import { OrderAnnouncer } from './usecases/order-announcer';
 import { ApplyPaymentEvent } from './usecases/payments/apply-payment-event.usecase';
 import { StartSession } from './usecases/place-order-session/start-session.usecase';
+import { OpenCallback } from './usecases/open-callback';
 import { ExpirePlacement } from './usecases/placement-timeout/expire-placement.usecase';
 import { PlacementTimers } from './usecases/placement-timers';
 import { ListOrders } from './usecases/reads/list-orders.usecase';
@@ -86,6 +87,7 @@ import { ReportPlaced } from './usecases/report-placed/report-placed.usecase';
     ReportPlaced,
     ReportFailed,
     ExpirePlacement,
+    OpenCallback,
     ApplyPaymentEvent,
     ProjectOrderCharges,
     SendConfirmationEmail,

@@ -112,7 +112,7 @@ export class OrderNotReadyError extends OrdersDomainError {
   constructor(orderId: string, status: string) {
     super(
       'order.not_ready',
-      `Order "${orderId}" is ${status}: only an order ready to be placed takes a placement session.`,
+      `Order "${orderId}" is ${status}: only an order ready to be placed takes a placement session or a report.`,
     );
   }
 }

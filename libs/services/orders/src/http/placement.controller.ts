@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { StorableInputGuard } from '@comanda/http';
+import { Body, Controller, HttpCode, Param, Post, UseGuards, type Type } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { createValidationPipe, StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { CallbackOutcome } from '../usecases/callback-outcome';
+import { OpenCallback, type PosCallback } from '../usecases/open-callback';
 import { StartSession } from '../usecases/place-order-session/start-session.usecase';
 import { ReportFailed } from '../usecases/report-failed/report-failed.usecase';
 import { ReportPlaced } from '../usecases/report-placed/report-placed.usecase';
@@ -31,7 +32,33 @@ export class PlacementController {
     private readonly startSession: StartSession,
     private readonly reportPlaced: ReportPlaced,
     private readonly reportFailed: ReportFailed,
+    private readonly openCallback: OpenCallback,
   ) {}
+
+  private readonly validation = createValidationPipe();
+
+  /**
+   * The report, validated as the global pipe would. A finalized order answers 405 to any
+   * report (the spec's rule has no condition), so a report that fails validation is first
+   * checked against the order: 405 when it is finalized, else the 400.
+   */
+  private async report<T>(
+    principal: Principal,
+    orderId: string,
+    callback: PosCallback,
+    type: Type<T>,
+    body: unknown,
+  ): Promise<T> {
+    try {
+      return (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
+    } catch (invalid) {
+      const opened = await this.unitOfWork.run((tx) =>
+        this.openCallback.execute(tx, principal.tenantId, orderId, { callback }),
+      );
+      if (opened.refused) throw opened.refused.error;
+      throw invalid;
+    }
+  }
 
   @Post('place-order-session/start')
   @HttpCode(200)
@@ -57,11 +84,13 @@ export class PlacementController {
   @ApiOkResponse({ type: CallbackAnswerView })
   @ApiResponse({ status: 405, description: 'The order is already finalized' })
   @ApiResponse({ status: 409, description: 'An orderRefsDict value belongs to another order' })
+  @ApiBody({ type: PlacedReportDto })
   async placed(
     @CurrentPrincipal() principal: Principal,
     @Param('orderId') orderId: string,
-    @Body() input: PlacedReportDto,
+    @Body() body: unknown,
   ): Promise<CallbackAnswerView> {
+    const input = await this.report(principal, orderId, 'pos/placed', PlacedReportDto, body);
     const { receipt, ...report } = input;
     const outcome = await this.unitOfWork.run((tx) =>
       this.reportPlaced.execute(tx, {
@@ -78,11 +107,13 @@ export class PlacementController {
   @HttpCode(200)
   @ApiOkResponse({ type: CallbackAnswerView })
   @ApiResponse({ status: 405, description: 'The order is already finalized' })
+  @ApiBody({ type: FailedReportDto })
   async failed(
     @CurrentPrincipal() principal: Principal,
     @Param('orderId') orderId: string,
-    @Body() input: FailedReportDto,
+    @Body() body: unknown,
   ): Promise<CallbackAnswerView> {
+    const input = await this.report(principal, orderId, 'pos/failed', FailedReportDto, body);
     const outcome = await this.unitOfWork.run((tx) =>
       this.reportFailed.execute(tx, { tenantId: principal.tenantId, orderId, ...input }),
     );

@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { databaseNow, type Tx } from '@comanda/persistence';
-import { isFinalized, move, recordRepeated } from '../../domain/order';
-import { OrderAlreadyFinalizedError } from '../../domain/order.errors';
+import type { Tx } from '@comanda/persistence';
+import { move } from '../../domain/order';
 import { OrderRepository } from '../../persistence/order.repository';
 import type { CallbackOutcome } from '../callback-outcome';
 import { OrderAnnouncer } from '../order-announcer';
-import {
-  ExpirePlacement,
-  placementDeadlinePassed,
-} from '../placement-timeout/expire-placement.usecase';
+import { OpenCallback } from '../open-callback';
 import { PlacementTimers } from '../placement-timers';
 
 export interface ReportFailedCommand {
@@ -26,24 +22,17 @@ export class ReportFailed {
     private readonly orders: OrderRepository,
     private readonly timers: PlacementTimers,
     private readonly announcer: OrderAnnouncer,
-    private readonly expirePlacement: ExpirePlacement,
+    private readonly openCallback: OpenCallback,
   ) {}
 
   async execute(tx: Tx, command: ReportFailedCommand): Promise<CallbackOutcome> {
     await this.timers.disarm(tx, command.orderId);
-    const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
-    const now = await databaseNow(tx);
-    if (placementDeadlinePassed(order, now)) {
-      await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
-    }
-    if (isFinalized(order.status)) {
-      recordRepeated(order, 'callback_refused', now, {
-        callback: 'pos/failed',
-        code: command.code,
-      });
-      await this.orders.save(tx, order);
-      return { accepted: false, error: new OrderAlreadyFinalizedError(order.id, order.status) };
-    }
+    const opened = await this.openCallback.execute(tx, command.tenantId, command.orderId, {
+      callback: 'pos/failed',
+      code: command.code,
+    });
+    if (opened.refused) return opened.refused;
+    const { order, now } = opened;
     move(order, 'pos_failed', now, { code: command.code });
     order.failure = {
       code: command.code,

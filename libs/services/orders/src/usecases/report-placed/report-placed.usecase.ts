@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { databaseNow, type Tx } from '@comanda/persistence';
-import { isFinalized, move, recordRepeated, type PlacementReport } from '../../domain/order';
-import { OrderAlreadyFinalizedError, OrderRefTakenError } from '../../domain/order.errors';
+import type { Tx } from '@comanda/persistence';
+import { move, type PlacementReport } from '../../domain/order';
+import { OrderRefTakenError } from '../../domain/order.errors';
 import { OrderRefsRepository } from '../../persistence/order-refs.repository';
 import { OrderRepository } from '../../persistence/order.repository';
 import type { CallbackOutcome } from '../callback-outcome';
 import { OrderAnnouncer } from '../order-announcer';
-import {
-  ExpirePlacement,
-  placementDeadlinePassed,
-} from '../placement-timeout/expire-placement.usecase';
+import { OpenCallback } from '../open-callback';
 import { PlacementTimers } from '../placement-timers';
 
 export interface ReportPlacedCommand {
@@ -30,24 +27,17 @@ export class ReportPlaced {
     private readonly refs: OrderRefsRepository,
     private readonly timers: PlacementTimers,
     private readonly announcer: OrderAnnouncer,
-    private readonly expirePlacement: ExpirePlacement,
+    private readonly openCallback: OpenCallback,
   ) {}
 
   async execute(tx: Tx, command: ReportPlacedCommand): Promise<CallbackOutcome> {
     await this.timers.disarm(tx, command.orderId);
-    const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
-    const now = await databaseNow(tx);
-    if (placementDeadlinePassed(order, now)) {
-      await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
-    }
-    if (isFinalized(order.status)) {
-      recordRepeated(order, 'callback_refused', now, {
-        callback: 'pos/placed',
-        orderName: command.report.orderName,
-      });
-      await this.orders.save(tx, order);
-      return { accepted: false, error: new OrderAlreadyFinalizedError(order.id, order.status) };
-    }
+    const opened = await this.openCallback.execute(tx, command.tenantId, command.orderId, {
+      callback: 'pos/placed',
+      orderName: command.report.orderName,
+    });
+    if (opened.refused) return opened.refused;
+    const { order, now } = opened;
     move(order, 'pos_placed', now, { orderName: command.report.orderName });
     const taken = await this.refs.claim(
       tx,
