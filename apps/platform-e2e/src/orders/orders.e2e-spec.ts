@@ -260,6 +260,26 @@ describe('orders through the gateway', () => {
       const after = await order(orderId);
       expect(after.status).toBe('placed');
       expect(after.timeline.filter((e: Order) => e.type === 'callback_refused')).toHaveLength(2);
+
+      // Finalized answers 405 whatever the body; an open order answers 400 to the same bodies.
+      const { orderId: open } = await placeBasket(tenant, storeId);
+      for (const [callback, body] of [
+        ['pos/placed', { orderName: '' }],
+        ['pos/placed', {}],
+        ['pos/failed', {}],
+        ['pos/failed', { code: 7 }],
+      ] as const) {
+        const late = await tenant.as(
+          [...placement],
+          'POST',
+          `/orders/${orderId}/${callback}`,
+          body,
+        );
+        expect([late.status, late.json.code]).toEqual([405, 'order.already_finalized']);
+        const early = await tenant.as([...placement], 'POST', `/orders/${open}/${callback}`, body);
+        expect([early.status, early.json.code]).toEqual([400, 'request.invalid']);
+      }
+      expect((await order(open)).status).toBe('ready');
     });
 
     it('keeps one counted timeline entry for a refused callback a POS repeats, not its bodies', async () => {
@@ -474,6 +494,8 @@ describe('orders through the gateway', () => {
         );
         expect({ body, status: response.status }).toEqual({ body, status: 400 });
         expect(response.json.errors.length).toBeGreaterThan(0);
+        const messages = response.json.errors.map((e: Order) => `${e.path}: ${e.message}`);
+        expect(new Set(messages).size).toBe(messages.length);
       }
       expect((await order(orderId)).status).toBe('ready');
       const offset = await tenant.as<Order>(
@@ -486,6 +508,19 @@ describe('orders through the gateway', () => {
         },
       );
       expect(offset.status).toBe(200);
+    });
+
+    it('takes an RFC 3339 date-time with a lower-case t and z, and keeps it upper-case', async () => {
+      const { orderId } = await placeBasket(tenant, storeId);
+      const placed = await tenant.as<Order>(
+        [...placement],
+        'POST',
+        `/orders/${orderId}/pos/placed`,
+        { ...placedReport(), datePlaced: '2026-11-23t18:00:05z' },
+      );
+      expect(placed.status).toBe(200);
+      const read = await order(orderId);
+      expect(read.placement.report.datePlaced).toBe('2026-11-23T18:00:05Z');
     });
   });
 

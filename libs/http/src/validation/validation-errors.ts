@@ -13,7 +13,9 @@ function childPath(parent: string, error: ValidationError): string {
 function collect(errors: ValidationError[], parent: string, out: ProblemFieldError[]): void {
   for (const error of errors) {
     const path = childPath(parent, error);
-    for (const message of Object.values(error.constraints ?? {})) {
+    // Two rules may word their refusal alike (a date-time that is neither RFC 3339 nor ISO
+    // 8601 strict): each message once.
+    for (const message of new Set(Object.values(error.constraints ?? {}))) {
       out.push({ path, message });
     }
     if (error.children?.length) collect(error.children, path, out);

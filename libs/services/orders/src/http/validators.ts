@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import {
   IsISO8601,
   IsRFC3339,
@@ -21,9 +22,16 @@ const DATE_TIME_MESSAGE =
  * The spec's "ISO 8601 datetime", in the one form every POS and mail client reads alike: an
  * RFC 3339 date-time with its offset (`2026-11-23T18:20:00Z`, `…T19:20:00+01:00`) naming a
  * real day. Dates alone, week or ordinal dates and local times without a zone are refused.
+ * RFC 3339 allows a lower-case `t` and `z` (§5.6): taken, and kept upper-case, so every
+ * consumer reads the value it is given.
  */
 export function IsDateTime(): PropertyDecorator {
   return applyDecorators(
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string'
+        ? value.replace(/^(\d{4}-\d{2}-\d{2})t/, '$1T').replace(/z$/, 'Z')
+        : value,
+    ),
     IsRFC3339({ message: DATE_TIME_MESSAGE }),
     IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }),
     MaxLength(64),
