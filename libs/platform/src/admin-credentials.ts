@@ -4,6 +4,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { useDataFolder } from './data-folder';
 
+/** The admin client's id when COMANDA_ADMIN_CLIENT_ID is not set (README, compose, k8s). */
+export const DEFAULT_ADMIN_CLIENT_ID = 'platform-admin';
+
 export interface AdminCredentials {
   clientId: string;
   clientSecret: string;
@@ -20,9 +23,9 @@ export async function ensureAdminCredentials(
   dataDir: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<AdminCredentials> {
-  const clientId = env['COMANDA_ADMIN_CLIENT_ID'];
+  const clientId = env['COMANDA_ADMIN_CLIENT_ID'] || DEFAULT_ADMIN_CLIENT_ID;
   const clientSecret = env['COMANDA_ADMIN_CLIENT_SECRET'];
-  if (clientId && clientSecret) return { clientId, clientSecret };
+  if (clientSecret) return { clientId, clientSecret };
 
   await useDataFolder(resolve(dataDir));
   const file = join(resolve(dataDir), 'admin-credentials.json');
@@ -30,7 +33,7 @@ export async function ensureAdminCredentials(
     const stored = JSON.parse(await readFile(file, 'utf8')) as AdminCredentials;
     return { clientId: stored.clientId, clientSecret: stored.clientSecret, file };
   }
-  const made = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
+  const made = { clientId, clientSecret: randomBytes(32).toString('base64url') };
   await writeFile(file, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600 });
   return { ...made, file };
 }

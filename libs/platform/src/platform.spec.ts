@@ -36,6 +36,10 @@ describe('platform composition', () => {
         COMANDA_ADMIN_CLIENT_SECRET: 'x'.repeat(40),
       }),
     ).toEqual({ clientId: 'ops', clientSecret: 'x'.repeat(40) });
+    // The id has its documented default: a secret alone is taken.
+    expect(
+      await ensureAdminCredentials(dataDir, { COMANDA_ADMIN_CLIENT_SECRET: 'y'.repeat(40) }),
+    ).toEqual({ clientId: 'platform-admin', clientSecret: 'y'.repeat(40) });
   });
 
   it('runs an embedded PostgreSQL whose data survives a restart', async () => {

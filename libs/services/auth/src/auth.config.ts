@@ -66,7 +66,7 @@ export class AuthConfig {
   @Matches(/^[^:\s]{3,128}$/, {
     message: 'COMANDA_ADMIN_CLIENT_ID must be 3-128 characters without ":" or spaces',
   })
-  COMANDA_ADMIN_CLIENT_ID?: string;
+  COMANDA_ADMIN_CLIENT_ID = 'platform-admin';
 
   @IsOptional()
   @IsString()
