@@ -739,12 +739,38 @@ describe('annulment retries until the reservation expires (ADR 0042)', () => {
 
     // The partner did carry out the first annulment after all, and says so late.
     await harness.partnerEvent(sentAnnulments()[0].body, 'annulment_succeeded');
-    await annulledLate(harness, orderId, 'annulling');
+    const payment = await annulledLate(harness, orderId, 'annulling');
     expect(harness.typesOf(orderId)).toEqual([
       EventTypes.PaymentRegistered,
       EventTypes.PaymentAuthorized,
       EventTypes.PaymentAnnulled,
     ]);
+    expect(payment.operations.at(-1)).toMatchObject({ type: 'annulment', status: 'superseded' });
+  });
+
+  it("stops sending the retry an earlier annulment's late success made needless", async () => {
+    // The first annulment fails; the partner answers 503 to the retry, which is sent again.
+    const annulments = new Map<string, number>();
+    harness.partner.script('retry-unreachable', (operation) => {
+      if (operation.operationType !== 'annulment') return succeed(operation, 1);
+      const count = (annulments.get(operation.paymentId) ?? 0) + 1;
+      annulments.set(operation.paymentId, count);
+      return count === 1 ? { status: 202, event: 'annulment_failed' } : { status: 503 };
+    });
+    const [orderId, paymentId] = await placementFailed('retry-unreachable');
+    const sentAnnulments = () =>
+      harness.partner
+        .operationsOf(paymentId)
+        .filter((operation) => operation.body.operationType === 'annulment');
+    await waitFor('the retry to be sent twice', () => sentAnnulments().length >= 3);
+
+    await harness.partnerEvent(sentAnnulments()[0].body, 'annulment_succeeded');
+    const payment = await annulledLate(harness, orderId, 'annulling');
+    expect(payment.operations.at(-1)).toMatchObject({ type: 'annulment', status: 'superseded' });
+    const sent = sentAnnulments().length;
+    // The sender's next attempts would have come within 2 s (back-off 0.5, 1, 2 s).
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(sentAnnulments()).toHaveLength(sent);
   });
 
   it('stops retrying when the reservation expires, and sends no annulment after it', async () => {

@@ -18,8 +18,12 @@ export interface Payment {
  * `sending` until the partner answers 202 (`accepted`) or 400 (`rejected`); then the
  * completion event makes it `succeeded` or `failed`, or the timeout `timed_out`.
  */
+/**
+ * `superseded`: the payment no longer waits for it, because an earlier operation of its type
+ * succeeded late (ADR 0050, 0052); it is not sent any more.
+ */
 export type OperationStatus =
-  'sending' | 'accepted' | 'rejected' | 'succeeded' | 'failed' | 'timed_out';
+  'sending' | 'accepted' | 'rejected' | 'succeeded' | 'failed' | 'timed_out' | 'superseded';
 
 export interface PaymentOperation {
   id: string;

@@ -11,7 +11,9 @@ class MoneyView {
 class PaymentOperationView {
   @ApiProperty() operationId!: string;
   @ApiProperty({ enum: PAYMENT_OPERATION_TYPES }) type!: string;
-  @ApiProperty({ enum: ['sending', 'accepted', 'rejected', 'succeeded', 'failed', 'timed_out'] })
+  @ApiProperty({
+    enum: ['sending', 'accepted', 'rejected', 'succeeded', 'failed', 'timed_out', 'superseded'],
+  })
   status!: string;
   @ApiProperty() sendAttempts!: number;
   @ApiProperty({ nullable: true, type: String }) lastError!: string | null;

@@ -104,6 +104,7 @@ export class ApplyPaymentTrigger {
     const updated: Payment = { ...payment, saga: decision.saga, updatedAt: now };
     if (decision.applied) {
       await this.finishOperation(tx, trigger, now);
+      await this.supersedeDropped(tx, payment, decision, trigger, now);
       await this.payments.save(tx, updated);
       await this.carryOut(tx, updated, decision, now);
     }
@@ -141,6 +142,24 @@ export class ApplyPaymentTrigger {
     return new Set(
       operations.filter((operation) => operation.type === type).map((operation) => operation.id),
     );
+  }
+
+  /**
+   * The operation the payment waited for, when a late success of another one ended the wait
+   * (ADR 0050, 0052): it is not sent any more, and its deadline has nothing left to decide.
+   */
+  private async supersedeDropped(
+    tx: Tx,
+    payment: Payment,
+    decision: Decision,
+    trigger: PaymentTrigger,
+    now: Date,
+  ): Promise<void> {
+    const dropped = payment.saga.pending;
+    if (!dropped || decision.saga.pending?.id === dropped.id) return;
+    if ('operationId' in trigger && trigger.operationId === dropped.id) return;
+    await this.payments.finishOperation(tx, dropped.id, 'superseded', now);
+    await this.timers.cancel(tx, PaymentTimers.OperationTimeout, dropped.id);
   }
 
   private async finishOperation(tx: Tx, trigger: PaymentTrigger, now: Date): Promise<void> {
