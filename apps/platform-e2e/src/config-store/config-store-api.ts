@@ -12,6 +12,8 @@ export interface ApiResponse<T = unknown> {
 
 export interface ApiCall {
   body?: unknown;
+  /** Sent as it is, with the Content-Type of `headers` (instead of `body` as JSON). */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -54,7 +56,9 @@ export async function integrator(
       const response = await fetch(`${platform.baseUrl}${path}`, {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body:
+          options.rawBody ??
+          (options.body === undefined ? undefined : JSON.stringify(options.body)),
       });
       const text = await response.text();
       return {

@@ -254,6 +254,31 @@ describe('config store: configs through the gateway', () => {
     expect(invalid.body).toMatchObject({ code: 'request.invalid' });
   });
 
+  it('answers a wrong media type, an over-long id and an oversized body with 400, among the statuses the spec lists', async () => {
+    const entity = freshEntity('statuses');
+    const text = await alice.call('POST', configs(entity), {
+      rawBody: '{"id":"pos"}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect([text.status, text.body]).toEqual([
+      400,
+      expect.objectContaining({ status: 400, code: 'request.unsupported_media_type' }),
+    ]);
+    const long = await alice.call('GET', `/entities/${entity}/extensions/${'a'.repeat(300)}`);
+    expect([long.status, long.body]).toEqual([
+      400,
+      expect.objectContaining({ status: 400, code: 'request.uri_too_long' }),
+    ]);
+    const big = await alice.call('POST', configs(entity), {
+      rawBody: JSON.stringify({ id: 'pos', values: { x: 'y'.repeat(2 * 1024 * 1024) } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([big.status, big.body]).toEqual([
+      400,
+      expect.objectContaining({ status: 400, code: 'request.too_large' }),
+    ]);
+  });
+
   it('GET /values answers the current values, and with complete=true resolves the referenced extensions inline', async () => {
     const entity = freshEntity('values');
     const extensionId = `values-ext-${Date.now()}`;

@@ -30,8 +30,48 @@ function requestPath(request: FastifyRequest): string {
   return request.url.split('?')[0];
 }
 
+/**
+ * The spec's configuration group (`/entities/{entity}/...`) answers its errors with one of
+ * 400, 401, 404, 409, 422, 500, 501 (and 403, which docs/architecture.md adds for a missing
+ * permission). A request refused for its size or media type (413, 414, 415) is a 400 there,
+ * with the same code, title and detail (ADR 0053).
+ */
+const CONFIGURATION_GROUP = '/entities/';
+const OUTSIDE_CONFIGURATION_GROUP_STATUSES = new Set([413, 414, 415]);
+
+function withinConfigurationGroupStatuses(
+  mapped: MappedProblem,
+  request: FastifyRequest,
+): MappedProblem {
+  const { problem } = mapped;
+  if (!OUTSIDE_CONFIGURATION_GROUP_STATUSES.has(problem.status)) return mapped;
+  if (!request.url.startsWith(CONFIGURATION_GROUP)) return mapped;
+  return {
+    ...mapped,
+    problem: new ProblemError({
+      status: 400,
+      code: problem.code,
+      title: problem.title,
+      detail: problem.detail,
+      errors: problem.errors,
+      headers: { ...problem.headers },
+    }),
+  };
+}
+
 /** Every thrown value, as the problem the client sees. */
 export function exceptionToProblem(
+  exception: unknown,
+  request: FastifyRequest,
+  domainProblems?: DomainProblems,
+): MappedProblem {
+  return withinConfigurationGroupStatuses(
+    mapException(exception, request, domainProblems),
+    request,
+  );
+}
+
+function mapException(
   exception: unknown,
   request: FastifyRequest,
   domainProblems?: DomainProblems,
