@@ -93,6 +93,13 @@ describe('config store: connections through the gateway', () => {
     expect(one.body).toEqual([
       expect.objectContaining({ id: 'c-05', entityType: 'Value', publisher: alice.clientId }),
     ]);
+    // Given twice, it is refused as every other parameter is, not taken to match nothing.
+    const twice = await alice.call('GET', `${connections(entity)}?entity_id=c-05&entity_id=c-05`);
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({
+      code: 'request.invalid',
+      errors: [expect.objectContaining({ path: 'entity_id' })],
+    });
   });
 
   it('pages 45 connections created together as 20+20+5 with no duplicate and no gap', async () => {
@@ -205,9 +212,11 @@ describe('config store: connections through the gateway', () => {
   it('DELETE /connections/{id} answers the removed connection and it leaves the list', async () => {
     const entity = freshEntity('delete');
     await create(entity, 'gone', 'Schema');
+    // Sent as many HTTP clients send every request: with a JSON Content-Type, without a body.
     const removed = await alice.call<ConnectionOutput>(
       'DELETE',
       `${connections(entity)}/gone?entity_type=Schema`,
+      { headers: { 'content-type': 'application/json' } },
     );
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({

@@ -152,8 +152,14 @@ export function installJsonInputGuard(
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit },
-    (_request: FastifyRequest, body: string | Buffer, done) => {
+    (request: FastifyRequest, body: string | Buffer, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
+      // Many clients send their JSON Content-Type on every request: a DELETE without a body
+      // has none to parse.
+      if (text.length === 0 && request.method === 'DELETE') {
+        done(null, undefined);
+        return;
+      }
       try {
         done(null, parseGuardedJson(text, limits));
       } catch (error) {

@@ -27,6 +27,12 @@ function isCalendarValid(match: RegExpExecArray): boolean {
   );
 }
 
+/** A query string parameter given once, as text (repeated, it arrives as an array). */
+export function parseTextParam(name: string, value: unknown): string | undefined {
+  if (value === undefined || typeof value === 'string') return value;
+  throw invalidParameter(name, 'must be given once');
+}
+
 /** Query booleans are the words `true` and `false`; anything else is a client mistake. */
 export function parseBooleanParam(
   name: string,

@@ -15,7 +15,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
 import { parsePageRequest } from '../common/page';
-import { parseBooleanParam } from '../common/query-params';
+import { parseBooleanParam, parseTextParam } from '../common/query-params';
 import { parseEntityTypeParam } from './connection-entity-type.param';
 import { ConnectionInputDto } from './connection-input.dto';
 import { ConnectionView, type ConnectionOutput } from './connection.output';
@@ -50,13 +50,13 @@ export class ConnectionsController {
   list(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
-    @Query('entity_id') entityId: string | undefined,
+    @Query('entity_id') entityId: unknown,
     @Query('entity_type') entityType: string | undefined,
     @Query('created_at_offset') createdAtOffset: string | undefined,
     @Query('limit') limit: string | undefined,
   ): Promise<ConnectionOutput[]> {
     return this.connections.list(principal, entity, {
-      entityId,
+      entityId: parseTextParam('entity_id', entityId),
       entityType: parseEntityTypeParam(entityType),
       page: parsePageRequest({ created_at_offset: createdAtOffset, limit }),
     });
