@@ -1,6 +1,6 @@
 import type { ExtensionOutput, ExtensionSummaryOutput } from '@comanda/service-config-store';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
-import { freshEntity, integrator, type Integrator } from './config-store-api';
+import { freshEntity, integrator, type ApiResponse, type Integrator } from './config-store-api';
 
 describe('config store: extensions through the gateway', () => {
   let platform: TestPlatform;
@@ -166,6 +166,18 @@ describe('config store: extensions through the gateway', () => {
     expect(second.body).toHaveLength(3);
     expect(new Set([...first.body, ...second.body].map((extension) => extension.id)).size).toBe(23);
     expect((await alice.call('GET', `${extensions(entity)}?limit=101`)).status).toBe(400);
+
+    // The minimal model has no createdAt: each full page links to the next one instead.
+    const seen: string[] = [];
+    let path: string | undefined = `${extensions(entity)}?limit=10`;
+    while (path !== undefined) {
+      const page: ApiResponse<Array<{ id: string }>> = await alice.call('GET', path);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.map((extension) => extension.id));
+      path = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1];
+    }
+    expect(seen).toHaveLength(23);
+    expect(new Set(seen).size).toBe(23);
   });
 
   it('a private extension of tenant A is invisible to tenant B, and to A without include_private=true; a public one is visible to both', async () => {

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseBoundedInt, parseTimestampParam } from './query-params';
 
 export const PAGE_SIZE_DEFAULT = 20;
@@ -25,4 +26,31 @@ export function parsePageRequest(query: {
       max: PAGE_SIZE_MAX,
     }),
   };
+}
+
+/** The `Link` header of a list, for the API reference. */
+export const NEXT_PAGE_LINK_HEADER = {
+  Link: {
+    description: 'On a full page: `<the next page>; rel="next"` (RFC 8288)',
+    schema: { type: 'string' },
+  },
+};
+
+/**
+ * A full page may have a next one: its address goes in `Link` (RFC 8288, `rel="next"`), the
+ * request's own with `created_at_offset` set to the creation time of the page's last row.
+ * The minimal extension list has no `createdAt` in its items to page with; every list gets
+ * the link alike.
+ */
+export function linkNextPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: PageRequest,
+  rows: ReadonlyArray<{ createdAt: Date }>,
+): void {
+  const last = rows.at(-1);
+  if (rows.length < page.limit || last === undefined) return;
+  const next = new URL(request.url, 'http://comanda.invalid');
+  next.searchParams.set('created_at_offset', last.createdAt.toISOString());
+  void reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
 }

@@ -9,12 +9,15 @@ import {
   Post,
   Put,
   Query,
+  Req,
+  Res,
   UseGuards,
 } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
-import { parsePageRequest } from '../common/page';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { linkNextPage, NEXT_PAGE_LINK_HEADER, parsePageRequest } from '../common/page';
 import { parseBooleanParam, parseTextParam } from '../common/query-params';
 import { parseEntityTypeParam } from './connection-entity-type.param';
 import { ConnectionInputDto } from './connection-input.dto';
@@ -45,21 +48,31 @@ export class ConnectionsController {
 
   /** Ascending by creation time; the next page starts after the last `createdAt` seen. */
   @Get()
-  @ApiOkResponse({ type: [ConnectionView], description: 'Oldest first' })
+  @ApiOkResponse({
+    type: [ConnectionView],
+    description: 'Oldest first',
+    headers: NEXT_PAGE_LINK_HEADER,
+  })
   @RequirePermission('connections:read')
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
     @Query('entity_id') entityId: unknown,
     @Query('entity_type') entityType: string | undefined,
     @Query('created_at_offset') createdAtOffset: string | undefined,
     @Query('limit') limit: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConnectionOutput[]> {
-    return this.connections.list(principal, entity, {
+    const page = parsePageRequest({ created_at_offset: createdAtOffset, limit });
+    const items = await this.connections.list(principal, entity, {
       entityId: parseTextParam('entity_id', entityId),
       entityType: parseEntityTypeParam(entityType),
-      page: parsePageRequest({ created_at_offset: createdAtOffset, limit }),
+      page,
     });
+    const rows = items.map((item) => ({ createdAt: new Date(item.createdAt) }));
+    linkNextPage(request, reply, page, rows);
+    return items;
   }
 
   @Get(':id')

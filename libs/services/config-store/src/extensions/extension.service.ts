@@ -195,6 +195,18 @@ export class ExtensionService {
     entity: string,
     options: ExtensionListOptions,
   ): Promise<Array<ExtensionOutput | ExtensionSummaryOutput>> {
+    return (await this.listPage(actor, entity, options)).items;
+  }
+
+  /** A page of the list, with the creation times of its rows (the next page's cursor). */
+  async listPage(
+    actor: Actor,
+    entity: string,
+    options: ExtensionListOptions,
+  ): Promise<{
+    items: Array<ExtensionOutput | ExtensionSummaryOutput>;
+    rows: Array<{ createdAt: Date }>;
+  }> {
     const query = this.dataSource.manager
       .createQueryBuilder(ExtensionEntity, 'extension')
       .innerJoinAndMapOne(
@@ -228,10 +240,11 @@ export class ExtensionService {
     const rows = (await query.getMany()) as Array<
       ExtensionEntity & { latest: ExtensionVersionEntity }
     >;
-    return rows.map((row) => {
+    const items = rows.map((row) => {
       const record = { extension: row, version: row.latest };
       return options.complete ? toExtensionOutput(record) : toExtensionSummary(record);
     });
+    return { items, rows };
   }
 
   private readable(record: ExtensionRecord, actor: Actor, options: ExtensionReadOptions): boolean {

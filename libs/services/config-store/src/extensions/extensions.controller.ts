@@ -10,15 +10,16 @@ import {
   Post,
   Put,
   Query,
+  Req,
   Res,
   UseGuards,
 } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
 import { ETAG_HEADER, entityTag } from '../common/etag';
-import { parsePageRequest } from '../common/page';
+import { linkNextPage, NEXT_PAGE_LINK_HEADER, parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
 import { ExtensionInputDto } from './extension-input.dto';
 import {
@@ -64,6 +65,7 @@ export class ExtensionsController {
   @Get()
   @ApiOkResponse({
     description: 'Complete extensions with `complete=true`, summaries otherwise; oldest first',
+    headers: NEXT_PAGE_LINK_HEADER,
     schema: {
       type: 'array',
       items: {
@@ -75,7 +77,7 @@ export class ExtensionsController {
     },
   })
   @RequirePermission('extensions:read')
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
     @Query('include_deleted') includeDeleted: string | undefined,
@@ -83,13 +85,18 @@ export class ExtensionsController {
     @Query('complete') complete: string | undefined,
     @Query('created_at_offset') createdAtOffset: string | undefined,
     @Query('limit') limit: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Array<ExtensionOutput | ExtensionSummaryOutput>> {
-    return this.extensions.list(principal, entity, {
+    const page = parsePageRequest({ created_at_offset: createdAtOffset, limit });
+    const { items, rows } = await this.extensions.listPage(principal, entity, {
       includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
       includePrivate: parseBooleanParam('include_private', includePrivate),
       complete: parseBooleanParam('complete', complete),
-      page: parsePageRequest({ created_at_offset: createdAtOffset, limit }),
+      page,
     });
+    linkNextPage(request, reply, page, rows);
+    return items;
   }
 
   @Get(':id')
