@@ -28,6 +28,7 @@ export class Session {
       scope: response.scope ?? credentials.scope ?? '',
       accessToken: response.access_token,
       expiresAt: now + response.expires_in * 1000,
+      obtainedAt: now,
     };
     return { token, profile: await this.cache.write(token, profile) };
   }

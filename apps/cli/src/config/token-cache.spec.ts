@@ -42,6 +42,14 @@ describe('token cache', () => {
     expect(await cache.usable(now + 1)).toBeUndefined();
   });
 
+  it('keeps a token of one minute usable for its first 54 seconds', async () => {
+    const cache = new TokenCache(directory);
+    const now = 1_000_000_000_000;
+    await cache.write({ ...token(now + 60_000), obtainedAt: now });
+    expect(await cache.usable(now + 53_999)).toMatchObject({ accessToken: 'token' });
+    expect(await cache.usable(now + 54_001)).toBeUndefined();
+  });
+
   it('has nothing when no login happened yet', async () => {
     expect(await new TokenCache(directory).usable()).toBeUndefined();
   });

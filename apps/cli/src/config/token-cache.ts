@@ -10,6 +10,8 @@ export interface CachedToken {
   accessToken: string;
   /** Epoch milliseconds. */
   expiresAt: number;
+  /** Epoch milliseconds; absent in tokens kept by an older CLI. */
+  obtainedAt?: number;
 }
 
 interface TokenFile {
@@ -20,6 +22,15 @@ interface TokenFile {
 
 /** A token is used until this long before it expires, so a call never races its expiry. */
 export const EXPIRY_MARGIN_MS = 60_000;
+
+/**
+ * The margin for one token: EXPIRY_MARGIN_MS, but never more than a tenth of its lifetime
+ * (a platform may issue tokens of a minute, TOKEN_LIFETIME_SECONDS' minimum).
+ */
+function marginOf(token: CachedToken): number {
+  if (token.obtainedAt === undefined) return EXPIRY_MARGIN_MS;
+  return Math.min(EXPIRY_MARGIN_MS, (token.expiresAt - token.obtainedAt) / 10);
+}
 
 /** The profile of an identity when none is named: one per (URL, tenant, client). */
 export function defaultProfile(token: Pick<CachedToken, 'url' | 'tenant' | 'clientId'>): string {
@@ -41,7 +52,7 @@ export class TokenCache {
   /** The profile's token while it is still usable at `now`, else undefined. */
   async usable(now = Date.now(), profile?: string): Promise<CachedToken | undefined> {
     const token = await this.read(profile);
-    return token && token.expiresAt - EXPIRY_MARGIN_MS > now ? token : undefined;
+    return token && token.expiresAt - marginOf(token) > now ? token : undefined;
   }
 
   /** The named profile's token, else the current one's. */
