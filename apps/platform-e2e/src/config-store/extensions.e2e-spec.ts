@@ -56,6 +56,20 @@ describe('config store: extensions through the gateway', () => {
     });
     expect(taken.status).toBe(409);
     expect(taken.body).toMatchObject({ code: 'extension.id_taken' });
+    // The same publisher under another entity: told where the extension lives, a PUT that works.
+    const again = await alice.call<{ code: string; detail: string }>(
+      'POST',
+      extensions(freshEntity('elsewhere')),
+      { body: { id, version: '2.0.0', availability: 'Public' } },
+    );
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('extension.already_exists');
+    const advised = /PUT (\S+)\.$/.exec(again.body.detail)?.[1] ?? '';
+    expect(advised).toBe(`${extensions(entity)}/${id}`);
+    const put = await alice.call('PUT', advised, {
+      body: { id, version: '2.0.0', availability: 'Public' },
+    });
+    expect(put.status).toBe(200);
     expect(
       (
         await bob.call('POST', extensions('availability-check'), {

@@ -23,12 +23,13 @@ export class ExtensionIdTakenError extends ProblemError {
 }
 
 export class ExtensionAlreadyExistsError extends ProblemError {
-  constructor(id: string) {
+  /** `entity`: where the caller's extension lives (an id is the tenant's, under one entity). */
+  constructor(id: string, entity: string) {
     super({
       status: 409,
       code: 'extension.already_exists',
       title: 'Extension already exists',
-      detail: `You already published "${id}"; add or change a version with PUT /extensions/${id}.`,
+      detail: `You already published "${id}" under entity "${entity}"; add or change a version with PUT /entities/${entity}/extensions/${id}.`,
     });
   }
 }

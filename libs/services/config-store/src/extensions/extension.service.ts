@@ -79,7 +79,7 @@ export class ExtensionService {
       });
       if (existing) {
         throw existing.publisher === actor.clientId
-          ? new ExtensionAlreadyExistsError(input.id)
+          ? new ExtensionAlreadyExistsError(input.id, existing.entity)
           : new ExtensionIdTakenError(input.id);
       }
       await this.assertReferences(manager, actor, input);
