@@ -456,10 +456,17 @@ describe.each([
   });
 
   describe('upstream failures', () => {
-    it('answers 504 upstream.timeout when the upstream sends no answer in time', async () => {
+    it('answers 504 upstream.timeout when the upstream sends no answer in time, with a body too', async () => {
       const response = await send(gateway.url, '/payments/merchants/m1/hang', { headers: V0 });
       expect(response.status).toBe(504);
       expect(response.json()).toMatchObject({ status: 504, code: 'upstream.timeout' });
+      const post = await send(gateway.url, '/payments/merchants/m1/hang', {
+        method: 'POST',
+        headers: { ...V0, ...JSON_TYPE },
+        body: '{"amount":1}',
+      });
+      expect(post.status).toBe(504);
+      expect(post.json()).toMatchObject({ status: 504, code: 'upstream.timeout' });
     });
 
     it('answers a body that stops arriving with one 408 problem, not a 504 and then a 408', async () => {
@@ -594,11 +601,19 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
     expect(response.json()).toMatchObject({ code: 'route.not_found' });
   });
 
-  it('answers 502 upstream.unavailable when the upstream does not answer', async () => {
+  it('answers 502 upstream.unavailable when the upstream does not answer, with a body too', async () => {
     const dave = await bearer('acme', 'dave');
     const response = await send(gateway.url, '/payments/merchants/m1', { headers: dave });
     expect(response.status).toBe(502);
     expect(response.json()).toMatchObject({ status: 502, code: 'upstream.unavailable' });
+    // A request whose body the gateway read before the upstream failed: never a 200.
+    const put = await send(gateway.url, '/payments/merchants/m1', {
+      method: 'PUT',
+      headers: { ...dave, 'content-type': 'application/json' },
+      body: '{"partnerUrl":"https://partner.example/payments"}',
+    });
+    expect(put.status).toBe(502);
+    expect(put.json()).toMatchObject({ status: 502, code: 'upstream.unavailable' });
   });
 
   it('answers /health/upstreams only to platform:admin', async () => {

@@ -45,9 +45,16 @@ export class ForwardingRoute implements OnModuleInit {
       if (this.handOff.serve(request, reply, admitted)) return;
       await this.proxy.forward(request, reply, admitted);
     } catch (error) {
-      // The caller went away: nobody to answer (its line says "request aborted").
-      if (request.raw.destroyed && !reply.raw.writableFinished) return;
+      // The caller went away: nobody to answer (its line says "request aborted"). Its
+      // connection tells, not the request stream: Node destroys that one as soon as a body
+      // has been read in full, and an upstream failure after it must still be answered.
+      if (callerGone(request) && !reply.raw.writableFinished) return;
       answerWithProblem(request, reply, error, this.logger);
     }
   }
+}
+
+function callerGone(request: FastifyRequest): boolean {
+  const socket = request.raw.socket as FastifyRequest['raw']['socket'] | null;
+  return socket === null || socket.destroyed;
 }
