@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { PollingLoop } from '../polling/polling-loop';
+import { loopFailure, PollingLoop } from '../polling/polling-loop';
 
 /**
  * Makes a consumer's effect happen once per event, however often the event is delivered:
@@ -30,8 +30,10 @@ export class Inbox {
     this.cleanupLoop = new PollingLoop(
       options.relay?.cleanupEveryMs ?? 60_000,
       () => this.cleanup(),
-      (error) =>
-        this.logger.error(`inbox cleanup of "${options.schema}" failed: ${describeError(error)}`),
+      (error, failedRounds) =>
+        this.logger.error(
+          loopFailure(`inbox cleanup of "${options.schema}"`, describeError(error), failedRounds),
+        ),
     );
   }
 

@@ -15,7 +15,7 @@ import {
 } from '../messaging.options';
 import { outboxChannel } from './outbox-channel';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { PollingLoop, type LoopState } from '../polling/polling-loop';
+import { loopFailure, PollingLoop, type LoopState } from '../polling/polling-loop';
 
 interface ClaimedRow {
   position: string;
@@ -88,8 +88,14 @@ export class OutboxRelay {
     this.loop = new PollingLoop(
       this.pollMs,
       () => this.round(),
-      (error) =>
-        this.logger.error(`outbox relay of "${options.schema}" failed: ${describeError(error)}`),
+      (error, failedRounds) =>
+        this.logger.error(
+          loopFailure(`outbox relay of "${options.schema}"`, describeError(error), failedRounds),
+        ),
+      (failedRounds) =>
+        this.logger.log(
+          `outbox relay of "${options.schema}" works again after ${failedRounds} failed round(s)`,
+        ),
     );
   }
 

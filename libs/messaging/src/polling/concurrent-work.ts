@@ -15,8 +15,11 @@ export interface ConcurrentWorkOptions<T> {
    * and the item is claimed again).
    */
   run: (item: T, stopping: AbortSignal) => Promise<void>;
-  /** A failed look (no item), or a failed item. */
-  onError: (error: unknown, item?: T) => void;
+  /**
+   * A failed look (no item: the first of a streak, then at most one per
+   * REPEATED_FAILURE_REPORT_MS, with `failedLooks` in a row so far), or a failed item.
+   */
+  onError: (error: unknown, item?: T, failedLooks?: number) => void;
 }
 
 /**
@@ -34,7 +37,7 @@ export class ConcurrentWork<T> {
     this.loop = new PollingLoop(
       options.pollMs,
       async () => (await this.claimOnce()) > 0 && this.freeSlots() > 0,
-      (error) => options.onError(error),
+      (error, failedLooks) => options.onError(error, undefined, failedLooks),
     );
   }
 

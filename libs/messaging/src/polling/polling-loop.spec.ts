@@ -47,4 +47,34 @@ describe('PollingLoop health', () => {
     await loop.stop();
     expect(loop.isHealthy()).toBe(false);
   });
+
+  it('reports the first failed round of a streak, not every poll, and the recovery with the count', async () => {
+    let fail = true;
+    let rounds = 0;
+    const reports: number[] = [];
+    const recoveries: number[] = [];
+    const loop = new PollingLoop(
+      5,
+      async () => {
+        rounds += 1;
+        if (fail) throw new Error('database down');
+        return false;
+      },
+      (_error, failedRounds) => reports.push(failedRounds),
+      (failedRounds) => recoveries.push(failedRounds),
+    );
+    loop.start();
+    try {
+      await waitFor('many failed rounds', () => rounds >= 20);
+      expect(reports).toEqual([1]);
+      fail = false;
+      await waitFor('the recovery', () => recoveries.length === 1);
+      expect(recoveries[0]).toBeGreaterThanOrEqual(20);
+      fail = true;
+      await waitFor('a new streak reported', () => reports.length === 2);
+      expect(reports).toEqual([1, 1]);
+    } finally {
+      await loop.stop();
+    }
+  });
 });

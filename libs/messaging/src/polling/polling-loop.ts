@@ -1,5 +1,18 @@
 import { WakeableSleep } from './wakeable-sleep';
 
+/**
+ * A loop whose rounds keep failing (its database is down) reports the first failed round,
+ * then at most one per this interval, with the count so far: not a line every poll.
+ */
+export const REPEATED_FAILURE_REPORT_MS = 30_000;
+
+/** How a loop's failures read in a log line: the error, and the streak when it is one. */
+export function loopFailure(what: string, error: string, failedRounds: number): string {
+  return failedRounds > 1
+    ? `${what} failed: ${error} (${failedRounds} rounds in a row; reported every ${REPEATED_FAILURE_REPORT_MS / 1000} s while it lasts)`
+    : `${what} failed: ${error}`;
+}
+
 /** A loop as readiness sees it: fine, stopped, in one round for too long, or its last round failed. */
 export type LoopState = 'ok' | 'stopped' | 'stuck' | 'failing';
 
@@ -12,18 +25,25 @@ export class PollingLoop {
   private readonly sleeper = new WakeableSleep();
   private running = false;
   private lastRoundOk = true;
+  /** Rounds failed in a row, and when the streak was last reported. */
+  private failedRounds = 0;
+  private reportedAt = 0;
   /** When the round in progress started; undefined between rounds. */
   private roundStartedAt: number | undefined;
   private done: Promise<void> = Promise.resolve();
 
   /**
    * @param round one unit of work; resolves true when more is waiting right away
-   * @param onError called with a round's error; the loop goes on after the poll interval
+   * @param onError called with a round's error and the rounds failed in a row so far: for the
+   *   first of a streak, then at most once per REPEATED_FAILURE_REPORT_MS; the loop goes on
+   *   after the poll interval
+   * @param onRecovered called when a round works after a streak of failed ones
    */
   constructor(
     private readonly pollMs: number,
     private readonly round: () => Promise<boolean>,
-    private readonly onError: (error: unknown) => void,
+    private readonly onError: (error: unknown, failedRounds: number) => void,
+    private readonly onRecovered?: (failedRounds: number) => void,
   ) {}
 
   get isRunning(): boolean {
@@ -73,9 +93,16 @@ export class PollingLoop {
       try {
         moreWaiting = await this.round();
         this.lastRoundOk = true;
+        if (this.failedRounds > 0) this.onRecovered?.(this.failedRounds);
+        this.failedRounds = 0;
       } catch (error) {
         this.lastRoundOk = false;
-        this.onError(error);
+        this.failedRounds += 1;
+        const now = Date.now();
+        if (this.failedRounds === 1 || now - this.reportedAt >= REPEATED_FAILURE_REPORT_MS) {
+          this.reportedAt = now;
+          this.onError(error, this.failedRounds);
+        }
       } finally {
         this.roundStartedAt = undefined;
       }

@@ -7,7 +7,7 @@ import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { PollingLoop, type LoopState } from '../polling/polling-loop';
+import { loopFailure, PollingLoop, type LoopState } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
@@ -72,8 +72,14 @@ export class TimerPoller {
     this.loop = new PollingLoop(
       this.pollMs,
       () => this.round(),
-      (error) =>
-        this.logger.error(`timer poller of "${options.schema}" failed: ${describeError(error)}`),
+      (error, failedRounds) =>
+        this.logger.error(
+          loopFailure(`timer poller of "${options.schema}"`, describeError(error), failedRounds),
+        ),
+      (failedRounds) =>
+        this.logger.log(
+          `timer poller of "${options.schema}" works again after ${failedRounds} failed round(s)`,
+        ),
     );
   }
 

@@ -6,7 +6,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrentWork, describeError, MessagingLifecycle } from '@comanda/messaging';
+import { ConcurrentWork, describeError, loopFailure, MessagingLifecycle } from '@comanda/messaging';
 import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { RecordAttempt, type ClaimedDelivery } from './record-attempt.usecase';
@@ -65,11 +65,11 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
       claim: (limit) => this.unitOfWork.run((tx) => this.claim(tx, limit)),
       run: (delivery, stopping) => this.attempt(delivery, stopping),
       // A failed attempt: the lease runs out and the delivery is attempted again.
-      onError: (error, delivery) =>
+      onError: (error, delivery, failedLooks = 1) =>
         this.logger.error(
           delivery
             ? `webhook delivery ${delivery.id} failed: ${describeError(error)}`
-            : `looking for due webhook deliveries failed: ${describeError(error)}`,
+            : loopFailure('looking for due webhook deliveries', describeError(error), failedLooks),
         ),
     });
   }

@@ -5,7 +5,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrentWork, MessagingLifecycle } from '@comanda/messaging';
+import { ConcurrentWork, loopFailure, MessagingLifecycle } from '@comanda/messaging';
 import { OutboundHttp, signBody } from '@comanda/outbound';
 import { DataSource } from 'typeorm';
 import { schemaOf } from '@comanda/persistence';
@@ -62,11 +62,11 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
       pollMs: config.PAYMENT_SEND_POLL_MS,
       claim: (limit) => this.claim(limit),
       run: (operation, stopping) => this.sendOne(operation, stopping),
-      onError: (error, operation) =>
+      onError: (error, operation, failedLooks = 1) =>
         this.logger.error(
           operation
             ? `sending operation ${operation.id} failed: ${describe(error)}`
-            : `sending payment operations failed: ${describe(error)}`,
+            : loopFailure('sending payment operations', describe(error), failedLooks),
         ),
     });
   }
