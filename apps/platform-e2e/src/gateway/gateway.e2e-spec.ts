@@ -117,4 +117,46 @@ describe('gateway: the public port of the platform', () => {
     );
     expect(paths.some((path) => path.startsWith('/health'))).toBe(false);
   });
+
+  it('declares every path parameter, and the query parameters the spec names, in /docs', async () => {
+    interface Operation {
+      parameters?: Array<{ in: string; name: string; required?: boolean }>;
+    }
+    const document = (await (await get('/docs/openapi.json', {})).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const undeclared: string[] = [];
+    const query = (path: string, method: string) =>
+      (document.paths[path]?.[method]?.parameters ?? [])
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => `${parameter.name}${parameter.required ? '!' : ''}`);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (typeof operation !== 'object' || !('responses' in operation)) continue;
+        for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+          const declared = (operation.parameters ?? []).some(
+            (parameter) => parameter.in === 'path' && parameter.name === name,
+          );
+          if (!declared) undeclared.push(`${method} ${path} {${name}}`);
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
+    expect(query('/entities/{entity}/configs/versions', 'get')).toEqual(
+      expect.arrayContaining(['take', 'include_deleted', 'include_datatypes']),
+    );
+    expect(query('/entities/{entity}/connections', 'get')).toEqual(
+      expect.arrayContaining(['entity_id', 'entity_type', 'created_at_offset', 'limit']),
+    );
+    expect(query('/entities/{entity}/extensions', 'get')).toEqual(
+      expect.arrayContaining([
+        'include_deleted',
+        'include_private',
+        'created_at_offset',
+        'complete',
+        'limit',
+      ]),
+    );
+    expect(query('/frontend/plugins', 'post')).toEqual(['name!', 'version!']);
+  });
 });

@@ -3,6 +3,7 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { QueryParameters } from '../common/query-docs';
 import { parseBooleanParam } from '../common/query-params';
 import { ConfigValuesService, type ConfigValuesOutput } from './config-values.service';
 import { ConfigValuesView } from './config-values.view';
@@ -16,6 +17,7 @@ export class ConfigValuesController {
   @Get()
   @ApiOkResponse({ type: ConfigValuesView })
   @RequirePermission('configs:read')
+  @QueryParameters('complete')
   read(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,

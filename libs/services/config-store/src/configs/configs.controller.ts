@@ -17,6 +17,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { QueryParameters } from '../common/query-docs';
 import { ETAG_HEADER, entityTag } from '../common/etag';
 import { INT32_MAX, parseBooleanParam, parseBoundedInt, parseInt32 } from '../common/query-params';
 import { ConfigInputDto } from './config-input.dto';
@@ -59,6 +60,7 @@ export class ConfigsController {
   @Get()
   @ApiOkResponse({ type: ConfigView, headers: ETAG_HEADER })
   @RequirePermission('configs:read')
+  @QueryParameters('include_deleted')
   async current(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
@@ -136,6 +138,7 @@ export class ConfigsController {
   @Get('versions')
   @ApiOkResponse({ type: [ConfigView], description: 'Newest first' })
   @RequirePermission('configs:read')
+  @QueryParameters('take', 'include_deleted', 'include_datatypes')
   async versions(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,

@@ -16,6 +16,7 @@ import {
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { QueryParameters } from '../common/query-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { linkNextPage, NEXT_PAGE_LINK_HEADER, parsePageRequest } from '../common/page';
 import { parseBooleanParam, parseTextParam } from '../common/query-params';
@@ -54,6 +55,7 @@ export class ConnectionsController {
     headers: NEXT_PAGE_LINK_HEADER,
   })
   @RequirePermission('connections:read')
+  @QueryParameters('entity_id', 'entity_type', 'created_at_offset', 'limit')
   async list(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
@@ -78,6 +80,7 @@ export class ConnectionsController {
   @Get(':id')
   @ApiOkResponse({ type: ConnectionView })
   @RequirePermission('connections:read')
+  @QueryParameters('entity_type', 'include_deleted')
   get(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
@@ -107,6 +110,7 @@ export class ConnectionsController {
   @Delete(':id')
   @ApiOkResponse({ type: ConnectionView, description: 'The removed connection' })
   @RequirePermission('connections:write')
+  @QueryParameters('entity_type')
   remove(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,

@@ -18,6 +18,7 @@ import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/s
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
+import { QueryParameters } from '../common/query-docs';
 import { ETAG_HEADER, entityTag } from '../common/etag';
 import { linkNextPage, NEXT_PAGE_LINK_HEADER, parsePageRequest } from '../common/page';
 import { parseBooleanParam } from '../common/query-params';
@@ -77,6 +78,7 @@ export class ExtensionsController {
     },
   })
   @RequirePermission('extensions:read')
+  @QueryParameters('include_deleted', 'include_private', 'complete', 'created_at_offset', 'limit')
   async list(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
@@ -102,6 +104,7 @@ export class ExtensionsController {
   @Get(':id')
   @ApiOkResponse({ type: ExtensionView, headers: ETAG_HEADER })
   @RequirePermission('extensions:read')
+  @QueryParameters('include_deleted', 'include_private')
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,
@@ -120,6 +123,7 @@ export class ExtensionsController {
   @Put(':id')
   @ApiOkResponse({ type: ExtensionView, headers: ETAG_HEADER })
   @RequirePermission('extensions:write')
+  @QueryParameters('include_deleted')
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('entity', EntitySlugPipe) entity: string,

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   Allow,
@@ -51,6 +52,7 @@ export class PluginManifestDto {
 }
 
 export class ManifestUploadQueryDto {
+  @ApiProperty({ description: 'The plugin name' })
   @IsPluginName()
   name!: string;
 }
