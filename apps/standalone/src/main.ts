@@ -2,8 +2,14 @@ import { relative } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createLogger, type LogFormat } from '@comanda/http';
 import { ensureAdminCredentials, startPlatform } from '@comanda/platform';
-import { loadConfig, onShutdownSignal, RuntimeConfig, snapshotEnv } from '@comanda/runtime';
-import { describeStartupFailure, ensurePortFree } from './startup-failure';
+import {
+  ensurePortFree,
+  loadConfig,
+  onShutdownSignal,
+  RuntimeConfig,
+  snapshotEnv,
+} from '@comanda/runtime';
+import { describeStartupFailure } from './startup-failure';
 
 /**
  * `npm start`: the whole platform in one process on one port, with an embedded PostgreSQL

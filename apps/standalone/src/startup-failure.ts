@@ -1,16 +1,5 @@
-import { createServer } from 'node:net';
 import { StartupError } from '@comanda/platform';
 import { ConfigError } from '@comanda/runtime';
-
-/** Fails before anything starts (a database initialised, a migration run) when PORT is taken. */
-export function ensurePortFree(port: number, host: string): Promise<void> {
-  if (port === 0) return Promise.resolve();
-  return new Promise((resolveFree, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(port, host, () => probe.close(() => resolveFree()));
-  });
-}
 
 /**
  * One line saying what went wrong and what to do: the message a user reads when `npm start`

@@ -17,3 +17,4 @@ export {
 } from './in-process/local-listeners';
 export { sealColumnMigration, sealedSecretsProviders } from './secrets/sealed-secrets';
 export type { SealedSecrets } from './secrets/sealed-secrets';
+export { ensurePortFree } from './port';

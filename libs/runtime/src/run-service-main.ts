@@ -4,6 +4,7 @@ import { loadConfig, snapshotEnv } from './config/load-config';
 import { RuntimeConfig } from './config/runtime.config';
 import type { ServiceDefinition } from './service-definition';
 import { startService } from './start-service';
+import { ensurePortFree } from './port';
 import { onShutdownSignal } from './shutdown';
 
 /**
@@ -22,6 +23,7 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
     if (definition.database && !config.AMQP_URL) {
       throw new Error('AMQP_URL is required to run this service alone (or use npm start)');
     }
+    await ensurePortFree(config.PORT, config.HOST);
     bus = config.AMQP_URL
       ? new RabbitMqBus({
           url: config.AMQP_URL,

@@ -326,6 +326,31 @@ describe('distributed mode: one process per service', () => {
     expect(((await ledger.json()) as { state: string }).state).toBe('captured');
   }, 90_000);
 
+  it('ends a second copy of a service on a taken port at once, before it touches database or broker', async () => {
+    const running = processes.find((service) => service.name === 'config-store');
+    const env = {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: database.url,
+      AMQP_URL: broker.url,
+      AMQP_EXCHANGE: broker.exchange,
+      AMQP_QUEUE_PREFIX: broker.queuePrefix,
+      HOST: '127.0.0.1',
+      PORT: String(running?.port),
+    };
+    const copy = spawn(process.execPath, [join(BUILD, 'apps', 'config-store', 'main.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    copy.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    copy.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exit = await new Promise((resolveExit) => copy.once('exit', resolveExit));
+    expect(exit).toBe(1);
+    // One line, the refusal: no migration ran, no broker connection was opened first.
+    expect(output.trim().split('\n')).toEqual([expect.stringContaining('EADDRINUSE')]);
+  });
+
   it('stops every process on SIGTERM, gateway first, with exit code 0 and no error logged', async () => {
     const order = [
       ...processes.filter((service) => service.name === 'gateway'),
