@@ -62,15 +62,20 @@ export class ApplyPaymentEvent {
       order.paymentId = event.paymentId;
       move(order, 'payment_authorized', now, detail);
       await this.closeOrder.execute(tx, order, now);
-    } else if (status === 'failed' && order.status === 'awaiting_payment') {
+    } else if (ENDED_UNPAID.has(status) && order.status === 'awaiting_payment') {
+      // The checkout fails, whichever end of the payment arrives first: a retried
+      // `payment.failed` may be overtaken by its `payment.annulled` (ADR 0002).
       move(order, 'payment_failed', now, detail);
       order.failure = {
         code: 'payment.failed',
-        message: reason ?? 'The payment failed.',
+        message: reason ?? `The payment ended (${status}) before the checkout completed.`,
         at: now.toISOString(),
       };
       await this.announcer.checkoutFailed(tx, order);
-    } else if (ENDED_UNPAID.has(status) && nextStatus(order.status, 'payment_failed')) {
+    } else if (
+      ENDED_UNPAID.has(status) &&
+      (order.status === 'ready' || order.status === 'placing')
+    ) {
       // Announced to the POS, not placed yet, and its money released (the reservation
       // expired): placing it now would serve an order nobody pays for (ADR 0051).
       move(order, 'payment_failed', now, detail);
