@@ -1,7 +1,7 @@
 export { createFastifyAdapter, DEFAULT_BODY_LIMIT_BYTES } from './fastify/create-fastify-adapter';
 export type { FastifyAdapterOptions } from './fastify/create-fastify-adapter';
 export { keepRawJsonBody } from './fastify/raw-json-body';
-export { parseGuardedJson } from './fastify/json-input-guard';
+export { DEFAULT_JSON_INPUT_LIMITS, parseGuardedJson } from './fastify/json-input-guard';
 export { DEFAULT_SERVER_TIMEOUTS } from './fastify/connection-limits';
 export { closeAfterAnswer } from './fastify/lingering-close';
 export type { ServerTimeouts } from './fastify/connection-limits';

@@ -11,6 +11,12 @@ export interface JsonInputLimits {
   maxKeysPerObject: number;
   maxArrayLength: number;
   maxStringLength: number;
+  /**
+   * Refuse members named like object internals (RESERVED_MEMBER_NAMES): for bodies a DTO's
+   * transformation reads, which would drop them. A body read member by member (a partner
+   * event, whose extra members are ignored) takes them.
+   */
+  refuseReservedNames: boolean;
 }
 
 export const DEFAULT_JSON_INPUT_LIMITS: JsonInputLimits = {
@@ -18,6 +24,7 @@ export const DEFAULT_JSON_INPUT_LIMITS: JsonInputLimits = {
   maxKeysPerObject: 1000,
   maxArrayLength: 10_000,
   maxStringLength: 256 * 1024,
+  refuseReservedNames: true,
 };
 
 interface Frame {
@@ -93,7 +100,7 @@ export function jsonLimitBreach(value: unknown, limits: JsonInputLimits): JsonBr
       return breach(`must not have more than ${limits.maxKeysPerObject} members`);
     }
     for (const key of keys) {
-      if (RESERVED_MEMBER_NAMES.has(key)) {
+      if (limits.refuseReservedNames && RESERVED_MEMBER_NAMES.has(key)) {
         const member = { value: undefined, depth: depth + 1, key, parent: frame };
         return { path: pathOf(member), message: 'is a reserved member name', reservedName: key };
       }

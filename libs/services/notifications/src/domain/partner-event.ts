@@ -4,6 +4,7 @@ import {
   type PartnerEventType,
 } from '@comanda/contracts';
 import {
+  DEFAULT_JSON_INPUT_LIMITS,
   parseGuardedJson,
   RequestValidationError,
   unstorableText,
@@ -23,6 +24,9 @@ export type ParsedPartnerEvent =
   | { ok: true; event: PartnerEvent }
   | { ok: false; malformedJson: boolean; errors: ProblemFieldError[] };
 
+/** Read member by member, extra members ignored: a partner's own `constructor` member is fine. */
+const PARTNER_EVENT_LIMITS = { ...DEFAULT_JSON_INPUT_LIMITS, refuseReservedNames: false };
+
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
@@ -34,7 +38,7 @@ export function parsePartnerEvent(raw: Buffer): ParsedPartnerEvent {
   try {
     // The input guard of every JSON body (depth, width, length, prototype keys), applied
     // here because the body stays raw bytes until its signature is checked.
-    value = parseGuardedJson(raw.toString('utf8'));
+    value = parseGuardedJson(raw.toString('utf8'), PARTNER_EVENT_LIMITS);
   } catch (error) {
     if (error instanceof RequestValidationError) {
       return { ok: false, malformedJson: false, errors: error.errors ?? [] };

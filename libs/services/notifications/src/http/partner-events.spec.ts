@@ -141,7 +141,8 @@ describe('the partner event receiver', () => {
   it('stores a genuine event and hands it to payments as payment.partner_event_received', async () => {
     const event = aPartnerEvent({ type: 'capture_failed', reason: 'insufficient funds' });
     // Key order and spacing no serializer would reproduce: the signature covers these bytes.
-    const body = `{ "type":"${event.type}",  "eventId":"${event.eventId}", "paymentId":"${event.paymentId}", "operationId":"${event.operationId}", "occurredAt":"${event.occurredAt}", "reason":"${event.reason}", "partnerExtra": 1 }`;
+    // Members of its own, even named like object internals, are the partner's: ignored.
+    const body = `{ "type":"${event.type}",  "eventId":"${event.eventId}", "paymentId":"${event.paymentId}", "operationId":"${event.operationId}", "occurredAt":"${event.occurredAt}", "reason":"${event.reason}", "partnerExtra": 1, "meta": {"constructor": "v2", "valueOf": 1} }`;
 
     const response = await post(body, signBody(SECRET, body));
 
