@@ -66,28 +66,23 @@ export class LocalHandOff {
   }
 
   /**
-   * As the pool's headers timeout, which starts once the request has been sent: no answer
-   * begun in time after the whole request arrived is a 504 problem. A body that stops
-   * arriving is the server's request timeout to answer (408), as over HTTP, never both.
+   * As the pool's headers timeout: no answer begun in time is a 504 problem. While the request
+   * body is still arriving the clock starts over: a body that stops arriving is the server's
+   * request timeout to answer (408), as over HTTP, never both.
    */
   private answerTimeoutAfter(request: FastifyRequest, reply: FastifyReply, upstream: string) {
-    let timer: NodeJS.Timeout | undefined;
-    const start = () => {
-      timer = setTimeout(() => {
-        // An answer under way is the service's to finish.
-        if (reply.raw.headersSent) return;
-        const error = new UpstreamTimeoutError(upstream, undefined);
-        answerWithProblem(request, reply, error, this.logger);
-      }, this.timeoutMs);
-      timer.unref();
+    const expire = () => {
+      // An answer under way is the service's to finish.
+      if (reply.raw.headersSent) return;
+      if (!request.raw.complete) {
+        timer = setTimeout(expire, this.timeoutMs).unref();
+        return;
+      }
+      const error = new UpstreamTimeoutError(upstream, undefined);
+      answerWithProblem(request, reply, error, this.logger);
     };
-    const raw = request.raw;
-    if (raw.complete) start();
-    else raw.once('end', start);
-    reply.raw.once('close', () => {
-      raw.off('end', start);
-      clearTimeout(timer);
-    });
+    let timer = setTimeout(expire, this.timeoutMs).unref();
+    reply.raw.once('close', () => clearTimeout(timer));
   }
 }
 
