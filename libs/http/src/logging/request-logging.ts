@@ -59,9 +59,10 @@ interface MarkedSocket {
 }
 
 /**
- * Every request on `socket` comes from the gateway of this process, which writes the line
- * (ADR 0049): a body of unannounced length reaches a service of the same process over an
- * in-process connection (ADR 0035) instead of on the gateway's own request.
+ * Every request on `socket` comes from the gateway of this process, whose own line covers it
+ * (ADR 0049): a forwarded body of unannounced length, which reaches a service of the same
+ * process over an in-process connection (ADR 0035) instead of on the gateway's own request,
+ * and the gateway's own calls to the services (the dead-letter admin's fan-out).
  */
 export function markForwardedConnection(socket: object): void {
   (socket as MarkedSocket)[FORWARDED_CONNECTION] = true;
