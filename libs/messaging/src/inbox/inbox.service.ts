@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
-import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { loopFailure, PollingLoop } from '../polling/polling-loop';
+import { loggedLoopFailures, PollingLoop } from '../polling/polling-loop';
 
 /**
  * Makes a consumer's effect happen once per event, however often the event is delivered:
@@ -27,13 +26,12 @@ export class Inbox {
     // Far past any redelivery the broker or the outbox can make, so a redelivered event
     // still finds its mark.
     this.retentionMs = options.relay?.inboxRetentionMs ?? 30 * 24 * 3_600_000;
+    const report = loggedLoopFailures(this.logger, `inbox cleanup of "${options.schema}"`);
     this.cleanupLoop = new PollingLoop(
       options.relay?.cleanupEveryMs ?? 60_000,
       () => this.cleanup(),
-      (error, failedRounds) =>
-        this.logger.error(
-          loopFailure(`inbox cleanup of "${options.schema}"`, describeError(error), failedRounds),
-        ),
+      report.onError,
+      report.onRecovered,
     );
   }
 

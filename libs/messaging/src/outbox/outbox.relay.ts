@@ -15,7 +15,7 @@ import {
 } from '../messaging.options';
 import { outboxChannel } from './outbox-channel';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { loopFailure, PollingLoop, type LoopState } from '../polling/polling-loop';
+import { loggedLoopFailures, PollingLoop, type LoopState } from '../polling/polling-loop';
 
 interface ClaimedRow {
   position: string;
@@ -85,17 +85,12 @@ export class OutboxRelay {
     this.cleanupEveryMs = relay.cleanupEveryMs ?? 60_000;
     this.batchSize = relay.batchSize ?? 500;
     this.maxAttempts = relay.maxAttempts ?? 10;
+    const report = loggedLoopFailures(this.logger, `outbox relay of "${options.schema}"`);
     this.loop = new PollingLoop(
       this.pollMs,
       () => this.round(),
-      (error, failedRounds) =>
-        this.logger.error(
-          loopFailure(`outbox relay of "${options.schema}"`, describeError(error), failedRounds),
-        ),
-      (failedRounds) =>
-        this.logger.log(
-          `outbox relay of "${options.schema}" works again after ${failedRounds} failed round(s)`,
-        ),
+      report.onError,
+      report.onRecovered,
     );
   }
 

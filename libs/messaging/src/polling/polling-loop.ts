@@ -1,3 +1,4 @@
+import { describeError } from '../bus/retry-schedule';
 import { WakeableSleep } from './wakeable-sleep';
 
 /**
@@ -11,6 +12,22 @@ export function loopFailure(what: string, error: string, failedRounds: number): 
   return failedRounds > 1
     ? `${what} failed: ${error} (${failedRounds} rounds in a row; reported every ${REPEATED_FAILURE_REPORT_MS / 1000} s while it lasts)`
     : `${what} failed: ${error}`;
+}
+
+/** Where a loop's failures and recovery go (a Nest `Logger`). */
+export interface LoopLogger {
+  error(message: string): void;
+  log(message: string): void;
+}
+
+/** The `onError` and `onRecovered` of a loop named `what` (`timer poller of "orders"`). */
+export function loggedLoopFailures(logger: LoopLogger, what: string) {
+  return {
+    onError: (error: unknown, failedRounds: number) =>
+      logger.error(loopFailure(what, describeError(error), failedRounds)),
+    onRecovered: (failedRounds: number) =>
+      logger.log(`${what} works again after ${failedRounds} failed round(s)`),
+  };
 }
 
 /** A loop as readiness sees it: fine, stopped, in one round for too long, or its last round failed. */

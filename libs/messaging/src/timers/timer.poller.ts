@@ -7,7 +7,7 @@ import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { loopFailure, PollingLoop, type LoopState } from '../polling/polling-loop';
+import { loggedLoopFailures, PollingLoop, type LoopState } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
@@ -69,17 +69,12 @@ export class TimerPoller {
     this.retryBaseMs = timers.retryBaseMs ?? 1_000;
     this.retryMaxMs = timers.retryMaxMs ?? 300_000;
     this.retentionMs = timers.retentionMs ?? 7 * 24 * 3_600_000;
+    const report = loggedLoopFailures(this.logger, `timer poller of "${options.schema}"`);
     this.loop = new PollingLoop(
       this.pollMs,
       () => this.round(),
-      (error, failedRounds) =>
-        this.logger.error(
-          loopFailure(`timer poller of "${options.schema}"`, describeError(error), failedRounds),
-        ),
-      (failedRounds) =>
-        this.logger.log(
-          `timer poller of "${options.schema}" works again after ${failedRounds} failed round(s)`,
-        ),
+      report.onError,
+      report.onRecovered,
     );
   }
 

@@ -46,11 +46,11 @@ export function linkNextPage(
   request: FastifyRequest,
   reply: FastifyReply,
   page: PageRequest,
-  rows: ReadonlyArray<{ createdAt: Date }>,
+  items: number,
+  lastCreatedAt: Date | string | undefined,
 ): void {
-  const last = rows.at(-1);
-  if (rows.length < page.limit || last === undefined) return;
+  if (items < page.limit || lastCreatedAt === undefined) return;
   const next = new URL(request.url, 'http://comanda.invalid');
-  next.searchParams.set('created_at_offset', last.createdAt.toISOString());
+  next.searchParams.set('created_at_offset', new Date(lastCreatedAt).toISOString());
   void reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
 }

@@ -72,8 +72,7 @@ export class ConnectionsController {
       entityType: parseEntityTypeParam(entityType),
       page,
     });
-    const rows = items.map((item) => ({ createdAt: new Date(item.createdAt) }));
-    linkNextPage(request, reply, page, rows);
+    linkNextPage(request, reply, page, items.length, items.at(-1)?.createdAt);
     return items;
   }
 

@@ -198,14 +198,14 @@ export class ExtensionService {
     return (await this.listPage(actor, entity, options)).items;
   }
 
-  /** A page of the list, with the creation times of its rows (the next page's cursor). */
+  /** A page of the list, with the creation time of its last row (the next page's cursor). */
   async listPage(
     actor: Actor,
     entity: string,
     options: ExtensionListOptions,
   ): Promise<{
     items: Array<ExtensionOutput | ExtensionSummaryOutput>;
-    rows: Array<{ createdAt: Date }>;
+    lastCreatedAt: Date | undefined;
   }> {
     const query = this.dataSource.manager
       .createQueryBuilder(ExtensionEntity, 'extension')
@@ -244,7 +244,7 @@ export class ExtensionService {
       const record = { extension: row, version: row.latest };
       return options.complete ? toExtensionOutput(record) : toExtensionSummary(record);
     });
-    return { items, rows };
+    return { items, lastCreatedAt: rows.at(-1)?.createdAt };
   }
 
   private readable(record: ExtensionRecord, actor: Actor, options: ExtensionReadOptions): boolean {

@@ -91,13 +91,13 @@ export class ExtensionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Array<ExtensionOutput | ExtensionSummaryOutput>> {
     const page = parsePageRequest({ created_at_offset: createdAtOffset, limit });
-    const { items, rows } = await this.extensions.listPage(principal, entity, {
+    const { items, lastCreatedAt } = await this.extensions.listPage(principal, entity, {
       includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
       includePrivate: parseBooleanParam('include_private', includePrivate),
       complete: parseBooleanParam('complete', complete),
       page,
     });
-    linkNextPage(request, reply, page, rows);
+    linkNextPage(request, reply, page, items.length, lastCreatedAt);
     return items;
   }
 

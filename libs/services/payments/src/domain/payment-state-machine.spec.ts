@@ -222,13 +222,15 @@ describe('payment state machine', () => {
         .reservationUntil(at(1_000_000))
         .build();
     const SENT = new Set(['c-1', 'c-retry-1']);
+    /** The first capture's deadline passed, the partner having accepted it or not. */
+    const timedOut = (accepted: boolean) =>
+      run(capturing(), { kind: 'operation_timed_out', operationId: 'c-1', accepted });
+    /** `trigger` decided knowing the captures sent for the payment. */
+    const knowingSent = (saga: PaymentSaga, trigger: PaymentTrigger) =>
+      decide(saga, trigger, NOW, TEST_POLICY, () => 'x', SENT);
 
     it('retries a capture that timed out without a 2xx, as a failed one, instead of annulling', () => {
-      const decision = run(capturing(), {
-        kind: 'operation_timed_out',
-        operationId: 'c-1',
-        accepted: false,
-      });
+      const decision = timedOut(false);
       expect(decision.saga).toMatchObject({
         state: 'capturing',
         pending: null,
@@ -239,25 +241,14 @@ describe('payment state machine', () => {
     });
 
     it('still fails and annuls a capture the partner accepted but never completed (rule 3)', () => {
-      const decision = run(capturing(), {
-        kind: 'operation_timed_out',
-        operationId: 'c-1',
-        accepted: true,
-      });
+      const decision = timedOut(true);
       expect(decision.saga.state).toBe('annulling');
       expect(announced(decision.effects)).toEqual(['failed']);
     });
 
     it('ends captured when an earlier capture succeeds late, while its retry waits or runs', () => {
       const waiting = run(capturing(), event('capture_failed', 'c-1')).saga;
-      const late = decide(
-        waiting,
-        event('capture_succeeded', 'c-1'),
-        NOW,
-        TEST_POLICY,
-        () => 'x',
-        SENT,
-      );
+      const late = knowingSent(waiting, event('capture_succeeded', 'c-1'));
       expect(late.saga).toMatchObject({ state: 'captured', pending: null });
       expect(late.effects).toEqual([
         { kind: 'announce', event: 'captured' },
@@ -265,45 +256,18 @@ describe('payment state machine', () => {
       ]);
 
       const retrying = { ...waiting, pending: { id: 'c-retry-1', type: 'capture' as const } };
-      const early = decide(
-        retrying,
-        event('capture_succeeded', 'c-1'),
-        NOW,
-        TEST_POLICY,
-        () => 'x',
-        SENT,
-      );
+      const early = knowingSent(retrying, event('capture_succeeded', 'c-1'));
       expect(early.saga.state).toBe('captured');
       const retryAnswer = event('capture_failed', 'c-retry-1');
-      expect(decide(early.saga, retryAnswer, NOW, TEST_POLICY, () => 'x', SENT).applied).toBe(
-        false,
-      );
+      expect(knowingSent(early.saga, retryAnswer).applied).toBe(false);
     });
 
     it('takes no success of a capture it never sent, nor one once the payment is annulling', () => {
       const waiting = run(capturing(), event('capture_failed', 'c-1')).saga;
-      const unknown = decide(
-        waiting,
-        event('capture_succeeded', 'c-9'),
-        NOW,
-        TEST_POLICY,
-        () => 'x',
-        SENT,
-      );
+      const unknown = knowingSent(waiting, event('capture_succeeded', 'c-9'));
       expect(unknown.applied).toBe(false);
-      const annulling = run(capturing(), {
-        kind: 'operation_timed_out',
-        operationId: 'c-1',
-        accepted: true,
-      }).saga;
-      const late = decide(
-        annulling,
-        event('capture_succeeded', 'c-1'),
-        NOW,
-        TEST_POLICY,
-        () => 'x',
-        SENT,
-      );
+      const annulling = timedOut(true).saga;
+      const late = knowingSent(annulling, event('capture_succeeded', 'c-1'));
       expect(late.applied).toBe(false);
     });
   });

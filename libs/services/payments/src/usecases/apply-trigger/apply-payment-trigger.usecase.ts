@@ -158,8 +158,7 @@ export class ApplyPaymentTrigger {
     const dropped = payment.saga.pending;
     if (!dropped || decision.saga.pending?.id === dropped.id) return;
     if ('operationId' in trigger && trigger.operationId === dropped.id) return;
-    await this.payments.finishOperation(tx, dropped.id, 'superseded', now);
-    await this.timers.cancel(tx, PaymentTimers.OperationTimeout, dropped.id);
+    await this.endOperation(tx, dropped.id, 'superseded', now);
   }
 
   private async finishOperation(tx: Tx, trigger: PaymentTrigger, now: Date): Promise<void> {
@@ -168,9 +167,19 @@ export class ApplyPaymentTrigger {
     if (trigger.kind === 'operation_rejected') status = 'rejected';
     else if (trigger.kind === 'operation_timed_out') status = 'timed_out';
     else status = trigger.type.endsWith('_succeeded') ? 'succeeded' : 'failed';
-    await this.payments.finishOperation(tx, trigger.operationId, status, now);
-    if (trigger.kind !== 'operation_timed_out') {
-      await this.timers.cancel(tx, PaymentTimers.OperationTimeout, trigger.operationId);
+    await this.endOperation(tx, trigger.operationId, status, now);
+  }
+
+  /** Records an operation's end; its deadline timer goes too, unless that timer is what fired. */
+  private async endOperation(
+    tx: Tx,
+    operationId: string,
+    status: Exclude<OperationStatus, 'sending' | 'accepted'>,
+    now: Date,
+  ): Promise<void> {
+    await this.payments.finishOperation(tx, operationId, status, now);
+    if (status !== 'timed_out') {
+      await this.timers.cancel(tx, PaymentTimers.OperationTimeout, operationId);
     }
   }
 
