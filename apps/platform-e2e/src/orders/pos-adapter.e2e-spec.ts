@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   createTestBroker,
   disposePlatformBroker,
@@ -48,11 +49,15 @@ async function startAdapter(
   return { output, process: child };
 }
 
+/** SIGTERM, as a supervisor stops it: the adapter must be gone within 15 s. */
 async function stop(adapter: RunningAdapter | undefined): Promise<void> {
   if (!adapter || adapter.process.exitCode !== null) return;
-  const exited = new Promise((done) => adapter.process.once('exit', done));
+  const exited = new Promise<true>((done) => adapter.process.once('exit', () => done(true)));
   adapter.process.kill('SIGTERM');
+  if (await Promise.race([exited, delay(15_000, false)])) return;
+  adapter.process.kill('SIGKILL');
   await exited;
+  throw new Error(`the adapter did not exit within 15 s of SIGTERM:\n${adapter.output.join('\n')}`);
 }
 
 interface OrderRead {
@@ -101,9 +106,10 @@ describe('orders: the reference POS adapter end to end (RabbitMQ, through the ga
     platform = await startTestPlatform('e2e_pos_adapter', { broker, env: { ...AUTH_KEYS_ENV } });
   }, 120_000);
   afterAll(async () => {
-    await Promise.all(adapters.map(stop));
+    const stopped = await Promise.allSettled(adapters.map(stop));
     await platform?.close();
     await disposePlatformBroker(broker, queues);
+    for (const outcome of stopped) if (outcome.status === 'rejected') throw outcome.reason;
   });
 
   it('places an order it takes from its own queue bound to order.ready_to_be_placed_in_pos.<tenant>', async () => {

@@ -295,14 +295,25 @@ function startServiceProcess(
   };
 }
 
+/**
+ * Waits for the service's readiness; when it does not come, the error carries the last answer
+ * (or why there was none) and the service's own output, so a slow start on a busy machine
+ * can be told from a dependency the service waits on.
+ */
 async function ready(service: ServiceProcess): Promise<void> {
-  await waitFor(
-    `${service.name} to be ready`,
-    async () => {
-      if (!service.alive()) throw new Error(`${service.name} exited:\n${service.output()}`);
-      const response = await fetch(`${service.url}/health/ready`).catch(() => undefined);
-      return response?.status === 200;
-    },
-    { timeoutMs: 90_000, intervalMs: 200 },
-  );
+  try {
+    await waitFor(
+      `${service.name} to be ready`,
+      async () => {
+        if (!service.alive()) throw new Error(`${service.name} exited`);
+        const response = await fetch(`${service.url}/health/ready`);
+        if (response.status === 200) return true;
+        throw new Error(`/health/ready answered ${response.status}: ${await response.text()}`);
+      },
+      { timeoutMs: 90_000, intervalMs: 200 },
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\n--- ${service.name} output:\n${service.output()}`);
+  }
 }
