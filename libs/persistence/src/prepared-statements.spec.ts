@@ -91,4 +91,20 @@ describe('prepared statements and sqlRows', () => {
     expect(await sqlRows(prepared, text, ['a', 0])).toEqual([{ n: 7 }]);
     expect(await sqlRows(prepared, text, ['a', 0])).toEqual([{ n: 7 }]);
   });
+  it('answers a named statement’s failure as pg does, through the pool and in a transaction', async () => {
+    const insert = `INSERT INTO prep.notes VALUES ($1, '{"tags":[]}', now(), $2)`;
+    const duplicate = { code: '23505', constraint: 'notes_pkey' };
+    // Named from the second sighting on: every one of these runs the prepared statement.
+    for (let i = 0; i < 3; i++) {
+      await expect(sqlRows(prepared, insert, ['a', i])).rejects.toMatchObject(duplicate);
+    }
+    await expect(
+      prepared.transaction(async (tx) => {
+        await tx.query(insert, ['c', 1]);
+        await tx.query(insert, ['c', 2]);
+      }),
+    ).rejects.toMatchObject(duplicate);
+    expect(await preparedOn(prepared)).toContain(insert);
+    expect(await sqlRows(prepared, READ, ['c'])).toEqual([]);
+  });
 });

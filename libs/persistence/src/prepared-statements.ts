@@ -1,4 +1,4 @@
-import { Client, type QueryConfig } from 'pg';
+import { Client, Query, type QueryResult } from 'pg';
 
 /** Statement texts that get a name, at most, per process (each is prepared once per connection). */
 const MAX_NAMED_STATEMENTS = 256;
@@ -35,15 +35,42 @@ export class PreparingClient extends Client {}
 
 const simpleQuery = Client.prototype.query as (...args: unknown[]) => unknown;
 
+type QueryCallback = (error: Error | null, result: QueryResult) => void;
+
+/**
+ * A named query, built the way pg builds a query from a text (its fast path) and named after.
+ * Given a config object instead, pg copies it through its property descriptors on every call
+ * (`cloneQueryConfig`), which cost as much as parsing the row of a config read (issue 10).
+ * A query object goes to the client as it is: pg calls its callback.
+ */
+function namedQuery(name: string, text: string, values: unknown[]): Query {
+  const query = new Query(text, values);
+  (query as Query & { name: string }).name = name;
+  return query;
+}
+
 // pg's `query` has a dozen overloads; one function serves them all and is typed as pg's.
 PreparingClient.prototype.query = function preparingQuery(this: Client, ...args: unknown[]) {
-  const [text, values] = args;
-  if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-    const name = statementName(text);
-    if (name !== undefined) {
-      const config: QueryConfig = { name, text, values };
-      return simpleQuery.call(this, config, ...args.slice(2));
-    }
+  const [text, values, callback] = args;
+  if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) {
+    return simpleQuery.apply(this, args);
   }
-  return simpleQuery.apply(this, args);
+  const name = statementName(text);
+  if (name === undefined) return simpleQuery.apply(this, args);
+  const query = namedQuery(name, text, values);
+  if (typeof callback === 'function') {
+    (query as unknown as { callback: QueryCallback }).callback = callback as QueryCallback;
+    simpleQuery.call(this, query);
+    return undefined;
+  }
+  // As pg answers a query without a callback: a promise, rejected with a stack trace that
+  // leads back to the caller rather than to the socket's read.
+  return new Promise<QueryResult>((resolve, reject) => {
+    (query as unknown as { callback: QueryCallback }).callback = (error, result) =>
+      error ? reject(error) : resolve(result);
+    simpleQuery.call(this, query);
+  }).catch((error: Error) => {
+    Error.captureStackTrace(error);
+    throw error;
+  });
 } as unknown as Client['query'];
