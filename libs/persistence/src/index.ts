@@ -5,3 +5,4 @@ export type { Transactional, Tx } from './unit-of-work';
 export { sqlRows } from './sql-rows';
 export { entityColumns } from './entity-columns';
 export type { EntityColumns } from './entity-columns';
+export { databaseUnavailable } from './database-unavailable';

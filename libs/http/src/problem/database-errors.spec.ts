@@ -28,4 +28,31 @@ describe('database errors a request caused', () => {
     expect(problemFromDatabaseError(new Error('boom'))).toBeUndefined();
     expect(problemFromDatabaseError({ code: '23505' })).toBeUndefined();
   });
+
+  it.each([
+    [
+      'a connection refused',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    ],
+    ['a connection lost under a query', new Error('Connection terminated unexpectedly')],
+    [
+      "no connection within the pool's deadline",
+      new Error('timeout exceeded when trying to connect'),
+    ],
+    ['a server shutting down (TypeORM around pg)', queryFailed('57P01')],
+    ['a connection exception', queryFailed('08006')],
+    ['no connection slot left', queryFailed('53300')],
+    [
+      'a cause that is one of these',
+      new Error('reading failed', { cause: new Error('Connection terminated') }),
+    ],
+  ])('makes %s a 503 with Retry-After that shows nothing of the error', (_name, error) => {
+    const problem = problemFromDatabaseError(error);
+    expect(problem).toMatchObject({
+      status: 503,
+      code: 'service.unavailable',
+      headers: { 'Retry-After': '5' },
+    });
+    expect(problem?.detail).not.toMatch(/ECONN|terminated|timeout|57P01/);
+  });
 });

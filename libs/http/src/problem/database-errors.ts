@@ -1,3 +1,4 @@
+import { databaseUnavailable } from '@comanda/persistence';
 import { ProblemError } from './problem.error';
 
 interface PostgresErrorFields {
@@ -13,12 +14,25 @@ function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** Seconds a client is asked to wait before it tries again while the database is away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /**
  * Database errors that a request caused, as the problem that request deserves, for every
  * service at once: two concurrent creates of one id (unique violation) are a 409, not a 500;
- * a value too large for its column or index is a 400. Undefined for every other error.
+ * a value too large for its column or index is a 400; a database that cannot be reached is a
+ * 503 with Retry-After. Undefined for every other error.
  */
 export function problemFromDatabaseError(error: unknown): ProblemError | undefined {
+  if (databaseUnavailable(error)) {
+    return new ProblemError({
+      status: 503,
+      code: 'service.unavailable',
+      title: 'Service unavailable',
+      detail: 'A system the service depends on cannot be reached right now. Try again later.',
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
+  }
   switch (sqlState(error)) {
     case '23505':
       return new ProblemError({

@@ -16,6 +16,8 @@ export interface MappedProblem {
   problem: ProblemError;
   /** Not a deliberate answer to the client: log it with its stack. */
   unexpected: boolean;
+  /** A dependency that cannot be reached (503): worth a warning without a stack. */
+  outage?: boolean;
 }
 
 function httpExceptionDetail(exception: HttpException): string | undefined {
@@ -108,7 +110,9 @@ function mapException(
     };
   }
   const fromDatabase = problemFromDatabaseError(exception);
-  if (fromDatabase) return { problem: fromDatabase, unexpected: false };
+  if (fromDatabase) {
+    return { problem: fromDatabase, unexpected: false, outage: fromDatabase.status === 503 };
+  }
   const fromFastify = problemFromFastifyError(exception, request);
   if (fromFastify) return { problem: fromFastify, unexpected: fromFastify.status >= 500 };
   return { problem: problemForStatus(500), unexpected: true };

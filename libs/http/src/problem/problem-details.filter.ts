@@ -32,12 +32,23 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply | ServerResponse>();
     const requestId = requestIdOf(request);
-    const { problem, unexpected } = exceptionToProblem(exception, request, this.domainProblems);
+    const { problem, unexpected, outage } = exceptionToProblem(
+      exception,
+      request,
+      this.domainProblems,
+    );
 
     if (unexpected) {
       this.logger.error(
         { err: exception, requestId, method: request.method, url: request.url },
         'Request failed with an unexpected error',
+      );
+    }
+
+    if (outage) {
+      this.logger.warn(
+        { requestId, method: request.method, url: request.url, cause: errorText(exception) },
+        'Request answered 503: a dependency cannot be reached',
       );
     }
 
@@ -65,4 +76,16 @@ function requestIdOf(request: FastifyRequest | IncomingMessage): string {
   const id = (request as FastifyRequest).id;
   if (typeof id === 'string') return id;
   return currentContext()?.requestId ?? 'unknown';
+}
+
+/** An error's message and those of its causes, for a line without a stack. */
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    parts.push(current.message);
+    const next = current as Error & { driverError?: unknown };
+    current = next.driverError instanceof Error ? next.driverError : next.cause;
+  }
+  return parts.filter((part, index) => parts.indexOf(part) === index).join(': ');
 }

@@ -1,3 +1,4 @@
+import { databaseUnavailable } from '@comanda/persistence';
 import { MessagingError } from './messaging.errors';
 
 /**
@@ -23,44 +24,10 @@ export class InfrastructureUnavailableError extends MessagingError {
 /** How a failed delivery is treated: paused and requeued, retried, or dead-lettered now. */
 export type FailureKind = 'infrastructure' | 'handler' | 'non-retryable';
 
-// SQLSTATE classes and codes that say "the database is not there (or not now)", not "your
-// statement is wrong": connection exceptions, shutdowns, too many connections, and the
-// conflicts PostgreSQL asks the client to retry (serialization failure, deadlock).
-const INFRA_SQLSTATE_PREFIXES = ['08'];
-const INFRA_SQLSTATES = new Set([
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-  '53400', // configuration_limit_exceeded
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-  '55P03', // lock_not_available
-  '57014', // query_canceled (statement timeout)
-]);
-
-const INFRA_ERRNO = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'ECONNABORTED',
-]);
-
-// pg and pg-pool report a lost or unobtainable connection with these messages and no code.
-const INFRA_MESSAGES = [
-  /connection terminated/i,
-  /timeout exceeded when trying to connect/i,
-  /connection is not queryable/i,
-  /client has encountered a connection error/i,
-  /cannot use a pool after calling end/i,
-  /query read timeout/i,
-  /the database system is (starting up|shutting down|in recovery mode)/i,
-];
+// Beside a database that cannot be reached (@comanda/persistence), the conflicts PostgreSQL
+// asks the client to retry: serialization failure, deadlock, a lock not available, a
+// statement cancelled by its timeout.
+const RETRY_SQLSTATES = new Set(['40001', '40P01', '55P03', '57014']);
 
 /**
  * Sorts a handler's error: the infrastructure's (nothing the message did; pause and try the
@@ -90,11 +57,6 @@ export function classifyFailure(error: unknown): FailureKind {
 
 function isInfrastructureError(error: object): boolean {
   if (error instanceof InfrastructureUnavailableError) return true;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string') {
-    if (INFRA_ERRNO.has(code) || INFRA_SQLSTATES.has(code)) return true;
-    if (/^[0-9A-Z]{5}$/.test(code) && INFRA_SQLSTATE_PREFIXES.some((p) => code.startsWith(p)))
-      return true;
-  }
-  return typeof message === 'string' && INFRA_MESSAGES.some((pattern) => pattern.test(message));
+  const { code } = error as { code?: unknown };
+  return (typeof code === 'string' && RETRY_SQLSTATES.has(code)) || databaseUnavailable(error);
 }
