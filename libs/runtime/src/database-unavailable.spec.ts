@@ -32,7 +32,20 @@ class LedgerController {
   }
 }
 
-@Module({ controllers: [LedgerController] })
+/** A read where the spec lists the statuses: the configuration group. */
+@Controller('entities/:entity/ledger')
+class ConfigurationGroupLedgerController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get()
+  @Public()
+  async read(): Promise<{ n: number }> {
+    const [row] = await sqlRows<{ n: number }>(this.dataSource, 'SELECT $1::int AS n', [3]);
+    return row;
+  }
+}
+
+@Module({ controllers: [LedgerController, ConfigurationGroupLedgerController] })
 class LedgerModule {}
 
 const ledger: ServiceDefinition = {
@@ -74,8 +87,8 @@ describe('requests while the database is unreachable', () => {
     await database?.drop();
   });
 
-  const call = async (method: 'GET' | 'POST') => {
-    const response = await fetch(`${service.url}/ledger`, {
+  const call = async (method: 'GET' | 'POST', path = '/ledger') => {
+    const response = await fetch(`${service.url}${path}`, {
       method,
       headers: { 'x-api-version': '0' },
     });
@@ -104,8 +117,16 @@ describe('requests while the database is unreachable', () => {
       expect(JSON.stringify(answer.body)).not.toMatch(/ECONN|terminated|5432|at /);
     }
 
+    // The configuration group answers only the statuses the spec lists (ADR 0054).
+    expect(await call('GET', '/entities/shop/ledger')).toMatchObject({
+      status: 500,
+      retryAfter: expect.stringMatching(/^[1-9][0-9]*$/),
+      body: { status: 500, code: 'service.unavailable' },
+    });
+
     proxy.comeBack();
     await waitFor('reads to succeed again', async () => (await call('GET')).status === 200);
+    expect((await call('GET', '/entities/shop/ledger')).body).toEqual({ n: 3 });
     expect(await call('POST')).toMatchObject({ status: 200, body: { n: 2 } });
   });
 });

@@ -33,32 +33,44 @@ function requestPath(request: FastifyRequest): string {
 }
 
 /**
- * The spec's configuration group (`/entities/{entity}/...`) answers its errors with one of
- * 400, 401, 404, 409, 422, 500, 501 (and 403, which docs/architecture.md adds for a missing
- * permission). A request refused for its size or media type (413, 414, 415) is a 400 there,
- * with the same code, title and detail (ADR 0053).
+ * Where the spec lists the statuses a group of paths answers, a problem of another status
+ * takes the listed one, with the same code, title, detail and headers:
+ * - the configuration group (`/entities/{entity}/...`) answers 400, 401, 404, 409, 422, 500,
+ *   501 (and 403, which docs/architecture.md adds for a missing permission): a request
+ *   refused for its size or media type (413, 414, 415) is a 400 there (ADR 0053), and a
+ *   database that cannot be reached (503) a 500 (ADR 0054). (The partner's notification
+ *   receiver answers any failure to store an event 500 itself: PartnerEventNotStoredError.)
  */
-const CONFIGURATION_GROUP = '/entities/';
-const OUTSIDE_CONFIGURATION_GROUP_STATUSES = new Set([413, 414, 415]);
+const LISTED_STATUSES: ReadonlyArray<{ prefix: string; statuses: ReadonlyMap<number, number> }> = [
+  {
+    prefix: '/entities/',
+    statuses: new Map([
+      [413, 400],
+      [414, 400],
+      [415, 400],
+      [503, 500],
+    ]),
+  },
+];
 
-function withinConfigurationGroupStatuses(
-  mapped: MappedProblem,
-  request: FastifyRequest,
-): MappedProblem {
+function withinListedStatuses(mapped: MappedProblem, request: FastifyRequest): MappedProblem {
   const { problem } = mapped;
-  if (!OUTSIDE_CONFIGURATION_GROUP_STATUSES.has(problem.status)) return mapped;
-  if (!request.url.startsWith(CONFIGURATION_GROUP)) return mapped;
-  return {
-    ...mapped,
-    problem: new ProblemError({
-      status: 400,
-      code: problem.code,
-      title: problem.title,
-      detail: problem.detail,
-      errors: problem.errors,
-      headers: { ...problem.headers },
-    }),
-  };
+  for (const { prefix, statuses } of LISTED_STATUSES) {
+    const status = statuses.get(problem.status);
+    if (status === undefined || !request.url.startsWith(prefix)) continue;
+    return {
+      ...mapped,
+      problem: new ProblemError({
+        status,
+        code: problem.code,
+        title: problem.title,
+        detail: problem.detail,
+        errors: problem.errors,
+        headers: { ...problem.headers },
+      }),
+    };
+  }
+  return mapped;
 }
 
 /** Every thrown value, as the problem the client sees. */
@@ -67,10 +79,7 @@ export function exceptionToProblem(
   request: FastifyRequest,
   domainProblems?: DomainProblems,
 ): MappedProblem {
-  return withinConfigurationGroupStatuses(
-    mapException(exception, request, domainProblems),
-    request,
-  );
+  return withinListedStatuses(mapException(exception, request, domainProblems), request);
 }
 
 function mapException(
