@@ -98,7 +98,7 @@ describe('placement deadlines across a restart', () => {
     expect(late.status).toBe(405);
   });
 
-  it('holds the placement deadline to the instant: a report after it is 405 and the order fails, however late the timer', async () => {
+  it('holds the placement deadline to the instant: a session start or a report after it is refused and the order fails, however late the timer', async () => {
     await running?.close();
     running = undefined;
     const database = await createTestDatabase('e2e_orders_deadline_instant');
@@ -119,6 +119,17 @@ describe('placement deadlines across a restart', () => {
       );
       const expiresAt = Date.parse(session.json.placement.expiresAt);
       await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 200));
+      // An adapter resuming its session now must not send the order to the POS.
+      const resumed = await tenant.as<Order>(
+        ['orders:placement'],
+        'POST',
+        `/orders/${orderId}/place-order-session/start`,
+        { placeOrderSessionId: session.json.placement.sessionId },
+      );
+      expect(resumed.status).toBe(409);
+      expect(resumed.json.code).toBe('order.not_ready');
+      const failed = (await tenant.as<Order>(['orders:read'], 'GET', `/orders/${orderId}`)).json;
+      expect(failed).toMatchObject({ status: 'failed', failure: { code: 'placement.timeout' } });
       const report = await tenant.as(
         ['orders:placement'],
         'POST',

@@ -69,14 +69,16 @@ export class PlacementController {
     @Param('orderId') orderId: string,
     @Body() input: StartSessionDto,
   ): Promise<OrderView> {
-    const order = await this.unitOfWork.run((tx) =>
+    const outcome = await this.unitOfWork.run((tx) =>
       this.startSession.execute(tx, {
         tenantId: principal.tenantId,
         orderId,
         placeOrderSessionId: input.placeOrderSessionId,
       }),
     );
-    return toOrderView(order, principal);
+    // Refused after the deadline: the order's failure is committed first.
+    if (outcome.refused) throw outcome.refused;
+    return toOrderView(outcome.order, principal);
   }
 
   @Post('pos/placed')

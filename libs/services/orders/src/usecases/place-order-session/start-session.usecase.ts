@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { databaseNow, type Tx } from '@comanda/persistence';
 import { move, recordRepeated, transition } from '../../domain/order';
+import { OrderNotReadyError } from '../../domain/order.errors';
 import type { OrderEntity } from '../../persistence/order.entity';
 import { OrderRepository } from '../../persistence/order.repository';
 import { OrderAnnouncer } from '../order-announcer';
 import { PlacementTimers } from '../placement-timers';
+import {
+  ExpirePlacement,
+  placementDeadlinePassed,
+} from '../placement-timeout/expire-placement.usecase';
 
 export interface StartSessionCommand {
   tenantId: string;
@@ -12,9 +17,15 @@ export interface StartSessionCommand {
   placeOrderSessionId: string;
 }
 
+/** The order, or why the start was refused once what it changed is committed. */
+export type StartOutcome = { order: OrderEntity; refused?: undefined } | { refused: Error };
+
 /**
  * Starts (or resumes) the placement session and answers the full order. The first start
  * arms the placement deadline; a repeat, with the same or another session id, never moves it.
+ * A repeat after the deadline fails the order first, as a callback does (the deadline holds
+ * to the instant, not to when the timer poller gets to it), and is refused: an adapter told
+ * the session is still open would send to the POS an order that can only fail.
  */
 @Injectable()
 export class StartSession {
@@ -22,12 +33,17 @@ export class StartSession {
     private readonly orders: OrderRepository,
     private readonly timers: PlacementTimers,
     private readonly announcer: OrderAnnouncer,
+    private readonly expirePlacement: ExpirePlacement,
   ) {}
 
-  async execute(tx: Tx, command: StartSessionCommand): Promise<OrderEntity> {
+  async execute(tx: Tx, command: StartSessionCommand): Promise<StartOutcome> {
     await this.timers.releasePickup(tx, command.orderId);
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
+    if (placementDeadlinePassed(order, now)) {
+      await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
+      return { refused: new OrderNotReadyError(order.id, order.status) };
+    }
     const first = order.status === 'ready';
     if (first) {
       move(order, 'session_started', now, { placeOrderSessionId: command.placeOrderSessionId });
@@ -49,6 +65,6 @@ export class StartSession {
       });
     }
     await this.orders.save(tx, order);
-    return order;
+    return { order };
   }
 }
