@@ -3,7 +3,6 @@ import { Transform } from 'class-transformer';
 import {
   IsISO8601,
   IsRFC3339,
-  Matches,
   MaxLength,
   ValidateBy,
   type ValidationOptions,
@@ -38,13 +37,41 @@ export function IsDateTime(): PropertyDecorator {
   );
 }
 
-/** A name people read (an order's check number): some visible text, no line breaks or control characters. */
+/**
+ * A character people see: a letter, digit, punctuation or symbol that is not one of the
+ * characters Unicode says to draw as nothing (zero-width spaces and joiners, the Hangul
+ * fillers, ...). Marks alone, spaces and format characters are not.
+ */
+const VISIBLE = /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}\p{P}\p{S}]/u;
+
+/**
+ * Controls (C0, DEL and C1 with NEL), Unicode's line and paragraph separators, and the bidi
+ * embeddings, overrides and isolates that make a name read in another order than it is
+ * written. (The left-to-right and right-to-left marks stay: names in those scripts use them.)
+ */
+const FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * A name people read (an order's check number, shown to the guest and in the confirmation
+ * e-mail's subject): some visible text, no line breaks, control characters or bidi controls.
+ */
 export function IsDisplayName(): PropertyDecorator {
+  // A value that is no string at all is IsString's to report, once.
   return applyDecorators(
-    Matches(/\S/, { message: '$property must not be blank' }),
-    // eslint-disable-next-line no-control-regex
-    Matches(/^[^\u0000-\u001f\u007f]*$/, {
-      message: '$property must not contain line breaks or control characters',
+    ValidateBy({
+      name: 'hasVisibleText',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || VISIBLE.test(value),
+        defaultMessage: () => '$property must contain visible text',
+      },
+    }),
+    ValidateBy({
+      name: 'isDisplayName',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !FORBIDDEN.test(value),
+        defaultMessage: () =>
+          '$property must not contain line breaks, control characters or bidi controls',
+      },
     }),
   );
 }

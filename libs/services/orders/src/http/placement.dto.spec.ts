@@ -1,0 +1,59 @@
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { PlacedReportDto } from './placement.dto';
+
+/** The messages validation gives a placed report with `orderName`, [] when it is valid. */
+async function orderNameErrors(orderName: unknown): Promise<string[]> {
+  const report = plainToInstance(PlacedReportDto, {
+    orderName,
+    datePlaced: '2026-11-23T18:00:00Z',
+    estimatedReadyTime: '2026-11-23T18:20:00Z',
+  });
+  const errors = await validate(report, { forbidUnknownValues: true });
+  return errors.flatMap((error) => Object.values(error.constraints ?? {}));
+}
+
+describe('a placed report’s orderName, shown to the guest and in the e-mail subject', () => {
+  it.each([
+    ['a check number', 'Check 42'],
+    ['letters of other scripts', 'Tisch 7 – Müller / 山田 / محمد'],
+    ['a right-to-left name with its marks', '\u200fשולחן 5\u200f'],
+    ['an emoji', '🍕 12'],
+    ['a name with inner spaces and a joiner between letters', 'Ana\u200dMaria 3'],
+  ])('takes %s', async (_name, value) => {
+    expect(await orderNameErrors(value)).toEqual([]);
+  });
+
+  it.each([
+    ['a blank name', '   '],
+    ['a zero-width space', '\u200b'],
+    ['a word joiner', '\u2060'],
+    ['zero-width joiners', '\u200d\u200d'],
+    ['the Hangul filler', '\u3164'],
+    ['a lone combining mark', '\u0301'],
+    ['a no-break space', '\u00a0'],
+  ])('refuses %s: no visible text', async (_name, value) => {
+    expect(await orderNameErrors(value)).toEqual(['orderName must contain visible text']);
+  });
+
+  it.each([
+    ['a line feed', 'a\nb'],
+    ['a tab', 'a\tb'],
+    ['NEL, a C1 control and a line break', 'a\u0085b'],
+    ['the line separator', 'a\u2028b'],
+    ['the paragraph separator', 'a\u2029b'],
+    ['a right-to-left override', 'Check \u202e24'],
+    ['a first-strong isolate', 'Check \u206824'],
+    ['DEL', 'a\u007fb'],
+  ])('refuses %s', async (_name, value) => {
+    expect(await orderNameErrors(value)).toEqual([
+      'orderName must not contain line breaks, control characters or bidi controls',
+    ]);
+  });
+
+  it('says once that a number is no text', async () => {
+    const errors = await orderNameErrors(42);
+    expect(errors).toContain('orderName must be a string');
+    expect(errors.filter((message) => /visible|control/.test(message))).toEqual([]);
+  });
+});
