@@ -114,6 +114,29 @@ describe('JSON logs', () => {
     expect(line).toMatchObject({ level: 50, service: 'kit-test', res: { statusCode: 500 } });
   });
 
+  it.each([
+    ['/unavailable', 503, 'log-6'],
+    ['/entities/shop/unavailable', 500, 'log-7'],
+  ])(
+    'logs a request that failed for the database being away (%s, %d) as one warning without a stack, not an error',
+    async (path, status, requestId) => {
+      const response = await call(`${url}${path}`, { headers: { 'x-request-id': requestId } });
+      expect(response.status).toBe(status);
+      const warning = await lineOf(requestId, 'Request failed: a dependency cannot be reached');
+      expect(warning).toMatchObject({
+        level: 40,
+        status,
+        cause: 'connect ECONNREFUSED 127.0.0.1:5432',
+      });
+      expect(warning.err).toBeUndefined();
+      const requestLine = await lineOf(requestId, 'request failed: a dependency is away');
+      expect(requestLine).toMatchObject({ level: 40, res: { statusCode: status } });
+      expect(lines().filter((line) => line.requestId === requestId && line.level === 50)).toEqual(
+        [],
+      );
+    },
+  );
+
   it("keeps the stack Nest's own exception handlers pass as a second argument", async () => {
     const stack = 'Error: from a handler\n    at somewhere (file.ts:1:1)';
     runWithContext({ requestId: 'log-stack' }, () =>

@@ -207,12 +207,12 @@ export class RequestLines {
     this.threshold = pino.levels.values[level] ?? pino.levels.values.info;
   }
 
-  isLevelEnabled(level: 'info' | 'error'): boolean {
+  isLevelEnabled(level: 'info' | 'warn' | 'error'): boolean {
     return pino.levels.values[level] >= this.threshold;
   }
 
   /** Writes one line; `fields` is a plain JSON object (no cycles, no `toJSON` surprises). */
-  write(level: 'info' | 'error', fields: object, msg: string): void {
+  write(level: 'info' | 'warn' | 'error', fields: object, msg: string): void {
     const body = JSON.stringify(fields);
     const rest = body.length > 2 ? `${body.slice(1, -1)},` : '';
     this.stream.write(

@@ -2,9 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceLogger } from './logging.module';
+import { failedForOutage } from '../problem/reply-with-problem';
 import { isSecretName, redactRecord, redactUrl } from './redact-url';
 
 const REDACTED = '[redacted]';
+
+/** Bad gateway, unavailable, gateway timeout: what callers get while a dependency is away. */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
 
 /** Header names whose values never reach a line, beside every name that looks secret. */
 const CREDENTIAL_HEADERS = new Set(['cookie', 'set-cookie', 'proxy-authorization']);
@@ -97,7 +101,9 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     if (forwarded !== undefined && forwarded.by !== request) return;
     if ((request.raw.socket as MarkedSocket | null)?.[FORWARDED_CONNECTION]) return;
     const failed = status !== undefined && status >= 500;
-    const level = failed ? 'error' : 'info';
+    // An upstream or the database away is an outage to see, not one error line per caller.
+    const outage = failed && (OUTAGE_STATUSES.has(status) || failedForOutage(request));
+    const level = outage ? 'warn' : failed ? 'error' : 'info';
     if (!lines.isLevelEnabled(level)) return;
     const query = request.query;
     const socket = request.raw.socket as Socket | undefined;
@@ -120,7 +126,7 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
         res: { statusCode: status },
         responseTime: elapsedMs === undefined ? undefined : Math.round(elapsedMs),
       },
-      failed ? 'request errored' : message,
+      outage ? 'request failed: a dependency is away' : failed ? 'request errored' : message,
     );
   };
   fastify.addHook('onResponse', (request, reply, done) => {

@@ -1,4 +1,5 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
+import { databaseUnavailable } from '@comanda/persistence';
 import type { FastifyRequest } from 'fastify';
 import { problemFromFastifyError } from '../fastify/fastify-errors';
 import { allowedMethods, MethodNotAllowedError } from '../routing/allowed-methods';
@@ -16,7 +17,7 @@ export interface MappedProblem {
   problem: ProblemError;
   /** Not a deliberate answer to the client: log it with its stack. */
   unexpected: boolean;
-  /** A dependency that cannot be reached (503): worth a warning without a stack. */
+  /** A dependency that cannot be reached or did not answer: a warning without a stack. */
   outage?: boolean;
 }
 
@@ -37,19 +38,32 @@ function requestPath(request: FastifyRequest): string {
  * takes the listed one, with the same code, title, detail and headers:
  * - the configuration group (`/entities/{entity}/...`) answers 400, 401, 404, 409, 422, 500,
  *   501 (and 403, which docs/architecture.md adds for a missing permission): a request
- *   refused for its size or media type (413, 414, 415) is a 400 there (ADR 0053), and a
- *   database that cannot be reached (503) a 500 (ADR 0054). (The partner's notification
- *   receiver answers any failure to store an event 500 itself: PartnerEventNotStoredError.)
+ *   refused for its size or media type (413, 414, 415) is a 400 there (ADR 0053); a database
+ *   or an upstream that cannot be reached or does not answer in time (502, 503, 504) a 500
+ *   (ADR 0054);
+ * - the partner's notification receiver (`/notifications/merchants/{id}/events`): the partner
+ *   treats 500, and only 500 as the spec shows it, as a delivery that failed and is to be sent
+ *   again, so every answer that means "not stored, try again" is a 500 there: the gateway's
+ *   rate limit (429) and an upstream that cannot be reached or does not answer in time (502,
+ *   503, 504; ADR 0054). (The receiver itself answers any failure to store an event 500.)
  */
+/** A dependency that cannot be reached or does not answer in time: bad gateway, unavailable, timeout. */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
+
+const UNAVAILABLE_AS_500: ReadonlyArray<[number, number]> = [
+  [502, 500],
+  [503, 500],
+  [504, 500],
+];
+
 const LISTED_STATUSES: ReadonlyArray<{ prefix: string; statuses: ReadonlyMap<number, number> }> = [
   {
     prefix: '/entities/',
-    statuses: new Map([
-      [413, 400],
-      [414, 400],
-      [415, 400],
-      [503, 500],
-    ]),
+    statuses: new Map([[413, 400], [414, 400], [415, 400], ...UNAVAILABLE_AS_500]),
+  },
+  {
+    prefix: '/notifications/merchants/',
+    statuses: new Map([[429, 500], ...UNAVAILABLE_AS_500]),
   },
 ];
 
@@ -88,7 +102,12 @@ function mapException(
   domainProblems?: DomainProblems,
 ): MappedProblem {
   if (exception instanceof ProblemError) {
-    return { problem: exception, unexpected: exception.status >= 500 };
+    // An upstream or the database away (the receiver's "not stored" carries the database's
+    // error as its cause): an outage to warn about, not a bug to log with its stack.
+    const outage =
+      OUTAGE_STATUSES.has(exception.status) ||
+      (exception.status >= 500 && databaseUnavailable(exception.cause));
+    return { problem: exception, unexpected: exception.status >= 500 && !outage, outage };
   }
   const fromDomain = domainProblems?.(exception);
   if (fromDomain) return { problem: fromDomain, unexpected: fromDomain.status >= 500 };
@@ -120,7 +139,11 @@ function mapException(
   }
   const fromDatabase = problemFromDatabaseError(exception);
   if (fromDatabase) {
-    return { problem: fromDatabase, unexpected: false, outage: fromDatabase.status === 503 };
+    return {
+      problem: fromDatabase,
+      unexpected: false,
+      outage: OUTAGE_STATUSES.has(fromDatabase.status),
+    };
   }
   const fromFastify = problemFromFastifyError(exception, request);
   if (fromFastify) return { problem: fromFastify, unexpected: fromFastify.status >= 500 };

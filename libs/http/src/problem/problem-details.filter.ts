@@ -6,7 +6,7 @@ import { throwError, type Observable } from 'rxjs';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem, type DomainProblems } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
-import { writeProblem } from './reply-with-problem';
+import { markOutage, writeProblem } from './reply-with-problem';
 
 /** The one place where any error of an HTTP request becomes `application/problem+json`. */
 @Catch()
@@ -46,9 +46,16 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
 
     if (outage) {
+      markOutage(request);
       this.logger.warn(
-        { requestId, method: request.method, url: request.url, cause: errorText(exception) },
-        'Request answered 503: a dependency cannot be reached',
+        {
+          requestId,
+          method: request.method,
+          url: request.url,
+          status: problem.status,
+          cause: errorText(exception),
+        },
+        'Request failed: a dependency cannot be reached',
       );
     }
 

@@ -5,9 +5,27 @@ import { exceptionToProblem } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
 import type { ProblemError } from './problem.error';
 
-/** Where a request's unexpected error goes (a Nest `Logger`). */
+/** Where a request's unexpected error or outage goes (a Nest `Logger`). */
 export interface ProblemLogger {
   error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+const outages = new WeakSet<object>();
+
+/**
+ * The request failed because a dependency was away (ADR 0054): its request line is a
+ * warning, not an error, whatever status it was answered with. Kept on Node's request, which
+ * a service of the gateway's process shares with the gateway's line (ADR 0036).
+ */
+export function markOutage(request: FastifyRequest | { raw?: object }): void {
+  const raw = (request as FastifyRequest).raw ?? request;
+  outages.add(raw);
+}
+
+/** Whether `markOutage` marked this request. */
+export function failedForOutage(request: FastifyRequest): boolean {
+  return outages.has(request.raw);
 }
 
 /**
@@ -34,11 +52,24 @@ export function answerWithProblem(
   error: unknown,
   logger: ProblemLogger,
 ): void {
-  const { problem, unexpected } = exceptionToProblem(error, request);
+  const { problem, unexpected, outage } = exceptionToProblem(error, request);
   if (unexpected) {
     logger.error(
       { err: error, requestId: request.id, method: request.method, url: request.url },
       'Request failed with an unexpected error',
+    );
+  }
+  if (outage) {
+    markOutage(request);
+    logger.warn(
+      {
+        requestId: request.id,
+        method: request.method,
+        url: request.url,
+        status: problem.status,
+        cause: error instanceof Error ? error.message : String(error),
+      },
+      'Request failed: a dependency cannot be reached',
     );
   }
   if (reply.sent) {

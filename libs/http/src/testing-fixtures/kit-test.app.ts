@@ -118,6 +118,12 @@ class KitTestController {
     throw new Error('secret detail');
   }
 
+  /** The database refused the connection (as pg reports it), here and in the configuration group. */
+  @Get(['unavailable', 'entities/:entity/unavailable'])
+  unavailable(): never {
+    throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  }
+
   @Get('kitchen')
   kitchen(): never {
     throw new KitchenClosedError();

@@ -469,6 +469,20 @@ describe.each([
       expect(post.json()).toMatchObject({ status: 504, code: 'upstream.timeout' });
     });
 
+    it('answers the timeout 500 where the spec lists the statuses: the notification receiver and the configuration group (ADR 0054)', async () => {
+      // The partner sends an event again only after a 500: a 504 may count as delivered.
+      const event = await send(gateway.url, '/notifications/merchants/m1/events/hang', {
+        method: 'POST',
+        headers: { ...V0, ...JSON_TYPE },
+        body: '{"eventId":"e-1"}',
+      });
+      expect(event.status).toBe(500);
+      expect(event.json()).toMatchObject({ status: 500, code: 'upstream.timeout' });
+      const config = await send(gateway.url, '/entities/a/configs/hang', { headers: V0 });
+      expect(config.status).toBe(500);
+      expect(config.json()).toMatchObject({ status: 500, code: 'upstream.timeout' });
+    });
+
     it('answers a body that stops arriving with one 408 problem, not a 504 and then a 408', async () => {
       // Longer than the upstream timeout (300 ms): only the request timeout may answer.
       const slow = await startService(gatewayService, {
