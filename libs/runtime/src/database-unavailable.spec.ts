@@ -117,6 +117,17 @@ describe('requests while the database is unreachable', () => {
       expect(JSON.stringify(answer.body)).not.toMatch(/ECONN|terminated|5432|at /);
     }
 
+    // Prometheus keeps its scrape: every metric, the database's counts unknown.
+    const metrics = await fetch(`${service.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const scraped = await metrics.text();
+    // prom-client writes NaN as "Nan", which Prometheus parses (case does not matter).
+    expect(scraped).toMatch(/^comanda_outbox_pending_events\{service="ledger"\} NaN$/im);
+    expect(scraped).toMatch(
+      /^comanda_parked_messages\{kind="dead_letter",service="ledger"\} NaN$/im,
+    );
+    expect(scraped).toMatch(/^process_cpu_user_seconds_total/m);
+
     // The configuration group answers only the statuses the spec lists (ADR 0054).
     expect(await call('GET', '/entities/shop/ledger')).toMatchObject({
       status: 500,

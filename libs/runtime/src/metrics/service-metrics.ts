@@ -30,15 +30,22 @@ export function serveMetrics(
   });
 
   if (dataSource && schema) {
-    /** A gauge that counts the rows a query selects, at every scrape. */
+    /**
+     * A gauge that counts the rows a query selects, at every scrape. While the database is
+     * away the count is unknown (NaN): the scrape goes on with every other metric.
+     */
     const countGauge = (name: string, help: string, sql: string) =>
       new Gauge({
         name,
         help,
         registers: [registry],
         async collect() {
-          const [row] = (await dataSource.query(sql)) as Array<{ n: number }>;
-          this.set(row?.n ?? 0);
+          try {
+            const [row] = (await dataSource.query(sql)) as Array<{ n: number }>;
+            this.set(row?.n ?? 0);
+          } catch {
+            this.set(Number.NaN);
+          }
         },
       });
     countGauge(
@@ -65,11 +72,17 @@ export function serveMetrics(
       labelNames: ['kind'],
       registers: [registry],
       async collect() {
-        const [row] = (await dataSource.query(
-          `SELECT (SELECT count(*) FROM "${schema}".dead_letters)::int AS dead_letters,
-                  (SELECT count(*) FROM "${schema}".outbox WHERE dead_at IS NOT NULL)::int AS outbox,
-                  (SELECT count(*) FROM "${schema}".timers WHERE dead_at IS NOT NULL)::int AS timers`,
-        )) as Array<{ dead_letters: number; outbox: number; timers: number }>;
+        const row = await dataSource
+          .query(
+            `SELECT (SELECT count(*) FROM "${schema}".dead_letters)::int AS dead_letters,
+                    (SELECT count(*) FROM "${schema}".outbox WHERE dead_at IS NOT NULL)::int AS outbox,
+                    (SELECT count(*) FROM "${schema}".timers WHERE dead_at IS NOT NULL)::int AS timers`,
+          )
+          .then(
+            ([counts]: Array<{ dead_letters: number; outbox: number; timers: number }>) => counts,
+            // The database away: unknown, as countGauge's.
+            () => ({ dead_letters: Number.NaN, outbox: Number.NaN, timers: Number.NaN }),
+          );
         this.set({ kind: 'dead_letter' }, row?.dead_letters ?? 0);
         this.set({ kind: 'outbox' }, row?.outbox ?? 0);
         this.set({ kind: 'timer' }, row?.timers ?? 0);
