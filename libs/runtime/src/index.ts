@@ -18,3 +18,5 @@ export {
 export { sealColumnMigration, sealedSecretsProviders } from './secrets/sealed-secrets';
 export type { SealedSecrets } from './secrets/sealed-secrets';
 export { ensurePortFree } from './port';
+export { READINESS_CHECK } from './health/readiness-check';
+export type { ReadinessCheck } from './health/readiness-check';

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '@comanda/security';
 import { MESSAGE_BUS, MessagingLifecycle, type MessageBus } from '@comanda/messaging';
 import { DataSource } from 'typeorm';
+import { READINESS_CHECK, type ReadinessCheck } from './readiness-check';
 
 const PING_TIMEOUT_MS = 2000;
 
@@ -23,6 +24,7 @@ export class HealthController {
     @Optional() private readonly dataSource?: DataSource,
     @Optional() @Inject(MESSAGE_BUS) private readonly bus?: MessageBus,
     @Optional() private readonly messaging?: MessagingLifecycle,
+    @Optional() @Inject(READINESS_CHECK) private readonly extra?: ReadinessCheck,
   ) {}
 
   @Get('live')
@@ -39,6 +41,8 @@ export class HealthController {
     if (bus) checks.push(Promise.resolve(this.busState(bus)));
     const messaging = this.messaging;
     if (messaging) checks.push(Promise.resolve(this.loops(messaging)));
+    const extra = this.extra;
+    if (extra) checks.push(this.extraState(extra));
     const details: HealthIndicatorResult = Object.assign({}, ...(await Promise.all(checks)));
     const up = Object.fromEntries(
       Object.entries(details).filter(([, value]) => value.status === 'up'),
@@ -79,6 +83,15 @@ export class HealthController {
           message: 'a work loop (outbox relay, timer poller or sender) is failing or stuck',
           ...loops,
         });
+  }
+
+  private async extraState(extra: ReadinessCheck): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check(extra.name);
+    const { up, details } = await extra.check().catch((error: unknown) => ({
+      up: false,
+      details: { message: error instanceof Error ? error.message : String(error) },
+    }));
+    return up ? indicator.up(details) : indicator.down(details);
   }
 
   private busState(bus: MessageBus): HealthIndicatorResult {

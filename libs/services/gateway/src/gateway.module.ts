@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RUNTIME_ENV, loadConfig, type RuntimeEnv } from '@comanda/runtime';
+import { READINESS_CHECK, RUNTIME_ENV, loadConfig, type RuntimeEnv } from '@comanda/runtime';
 import { BearerTokenVerifier, securitySettingsFrom } from '@comanda/security';
 import { DeadLettersAdminController } from './admin/dead-letters.controller';
 import { GatewayConfig } from './config/gateway.config';
@@ -46,7 +46,13 @@ import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
     ForwardingRoute,
     OpenApiAggregator,
     UpstreamHealth,
+    {
+      provide: READINESS_CHECK,
+      inject: [UpstreamHealth],
+      useFactory: (health: UpstreamHealth) => health.readinessOfThisProcess(),
+    },
     OpsAccess,
   ],
+  exports: [READINESS_CHECK],
 })
 export class GatewayModule {}

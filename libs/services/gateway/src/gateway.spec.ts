@@ -558,6 +558,30 @@ describe.each([
     it('keeps liveness and readiness open for load balancers', async () => {
       expect((await send(gateway.url, '/health/ready')).status).toBe(200);
     });
+
+    it(
+      inProcess
+        ? 'is not ready while a service of its own process is not (standalone: the one public probe)'
+        : 'stays ready while a service of another process is not (its own probe says so)',
+      async () => {
+        upstreams.orders.setReady(false);
+        try {
+          const response = await send(gateway.url, '/health/ready');
+          if (inProcess) {
+            expect(response.status).toBe(503);
+            expect(response.json()).toMatchObject({
+              status: 'error',
+              error: { services: { status: 'down', orders: 'down', 'config-store': 'up' } },
+            });
+          } else {
+            expect(response.status).toBe(200);
+          }
+        } finally {
+          upstreams.orders.setReady(true);
+        }
+        expect((await send(gateway.url, '/health/ready')).status).toBe(200);
+      },
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { localRequestHandler, type ReadinessCheck } from '@comanda/runtime';
 import { UpstreamPools, type Upstream } from '../proxy/upstream-pools';
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -17,6 +18,28 @@ export class UpstreamHealth {
         .map(async (upstream) => [upstream.name, await this.probe(upstream)] as const),
     );
     return Object.fromEntries(entries);
+  }
+
+  /**
+   * The gateway's own readiness in standalone: the services of its process are part of it.
+   * The port the world reaches (and the image's HEALTHCHECK) would else say ready while every
+   * service behind it answers 503. Upstreams of other processes are left to their own probes:
+   * one service down must not take the whole public port out of a load balancer.
+   */
+  readinessOfThisProcess(): ReadinessCheck {
+    return {
+      name: 'services',
+      check: async () => {
+        const local = this.pools.all().filter((upstream) => localRequestHandler(upstream.origin));
+        const states = await Promise.all(
+          local.map(async (upstream) => [upstream.name, await this.probe(upstream)] as const),
+        );
+        return {
+          up: states.every(([, state]) => state === 'up'),
+          details: Object.fromEntries(states),
+        };
+      },
+    };
   }
 
   private async probe(upstream: Upstream): Promise<UpstreamState> {

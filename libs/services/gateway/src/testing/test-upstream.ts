@@ -18,6 +18,8 @@ export interface TestUpstream {
   seen: SeenRequest[];
   /** Connections its HTTP server accepted (none for requests handed over in process). */
   connections(): number;
+  /** Whether its `/health/ready` answers 200 (true at first) or 503. */
+  setReady(ready: boolean): void;
   /** Requests to `/hang` that were never answered; released on close. */
   close(): Promise<void>;
 }
@@ -40,7 +42,10 @@ export async function startTestUpstream(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.get('/health/ready', async () => ({ status: 'ok' }));
+  let ready = true;
+  app.get('/health/ready', async (_request, reply) =>
+    ready ? { status: 'ok' } : reply.status(503).send({ status: 'error' }),
+  );
   app.get('/openapi.json', async () => ({
     openapi: '3.0.0',
     info: { title: name, version: '0' },
@@ -91,6 +96,9 @@ export async function startTestUpstream(
     url,
     seen,
     connections: () => connections,
+    setReady: (value) => {
+      ready = value;
+    },
     close: async () => {
       unregister?.();
       for (const reply of hanging) reply.raw.destroy();
