@@ -699,3 +699,34 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
     ).toBe(200);
   });
 });
+
+describe('gateway whose services are all away', () => {
+  let gateway: RunningService;
+
+  beforeAll(async () => {
+    const away = await unusedUrl();
+    gateway = await startService(gatewayService, {
+      port: 0,
+      host: '127.0.0.1',
+      env: {
+        LOG_LEVEL: 'silent',
+        AUTH_URL: away,
+        CONFIG_STORE_URL: away,
+        PLUGIN_REGISTRY_URL: away,
+        ORDERS_URL: away,
+        PAYMENTS_URL: away,
+        NOTIFICATIONS_URL: away,
+      },
+    });
+  });
+
+  afterAll(() => gateway?.close());
+
+  it('answers the dead-letter list 503, never an empty 200 no service checked the token of', async () => {
+    const forged = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'x', tid: 'acme' })}` };
+    const response = await send(gateway.url, '/admin/dead-letters', { headers: forged });
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.json()).toMatchObject({ status: 503, code: 'upstream.unavailable' });
+  });
+});

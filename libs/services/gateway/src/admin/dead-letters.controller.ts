@@ -46,6 +46,17 @@ export class DeadLettersAdminController {
     );
     const refusal = answers.find(({ answer }) => answer.status === 401 || answer.status === 403);
     if (refusal) return this.send(reply, refusal.answer);
+    // No service answered: none checked the caller's token (the gateway verifies none), so
+    // an empty list would be a 2xx to anyone while the services are away.
+    if (!answers.some(({ answer }) => answer.status === 200)) {
+      throw new ProblemError({
+        status: 503,
+        code: 'upstream.unavailable',
+        title: 'Services unavailable',
+        detail: 'No service could list its dead letters now. Try again later.',
+        headers: { 'Retry-After': '5' },
+      });
+    }
     const items: DeadLetterItem[] = [];
     const unavailable: string[] = [];
     for (const { upstream, answer } of answers) {
