@@ -3,7 +3,19 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 interface Link {
   client: Socket;
   upstream: Socket;
+  /** The client sent the armed commit trap's pattern: its next COMMIT loses its answer. */
+  trapped?: boolean;
 }
+
+interface ProxyState {
+  refusing: boolean;
+  stalled: boolean;
+  /** Armed by `loseCommitAnswer`: the pattern that picks the connection. */
+  commitTrap?: string;
+}
+
+/** How long the server gets to carry out the COMMIT before the connection breaks. */
+const COMMIT_GRACE_MS = 100;
 
 /**
  * A TCP forwarder between a client and a server (broker or PostgreSQL), so a test can cut
@@ -13,7 +25,7 @@ interface Link {
  */
 export class TcpProxy {
   private constructor(
-    private readonly state: { refusing: boolean; stalled: boolean },
+    private readonly state: ProxyState,
     private readonly server: Server,
     private readonly sockets: Set<Socket>,
     private readonly links: Set<Link>,
@@ -23,15 +35,16 @@ export class TcpProxy {
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
     const sockets = new Set<Socket>();
     const links = new Set<Link>();
-    const state = { refusing: false, stalled: false };
+    const state: ProxyState = { refusing: false, stalled: false };
     const server = createServer((client) => {
       if (state.refusing) {
         client.destroy();
         return;
       }
       const upstream = connect({ host: targetHost, port: targetPort });
-      const link = { client, upstream };
+      const link: Link = { client, upstream };
       links.add(link);
+      client.on('data', (chunk: Buffer) => springCommitTrap(state, link, chunk));
       for (const socket of [client, upstream]) {
         sockets.add(socket);
         socket.on('close', () => {
@@ -96,12 +109,36 @@ export class TcpProxy {
     for (const link of this.links) flow(link);
   }
 
+  /**
+   * The answer to a COMMIT is lost: on the first connection whose client sends `pattern` (an
+   * id the transaction writes), its next COMMIT reaches the server, which commits, and the
+   * connection breaks before the answer gets back, as a network cut or a pooler restart at
+   * that instant would. One-shot.
+   */
+  loseCommitAnswer(pattern: string): void {
+    this.state.commitTrap = pattern;
+  }
+
   /** Cuts every connection and stops accepting new ones. */
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.dropConnections();
     await closed;
   }
+}
+
+function springCommitTrap(state: ProxyState, link: Link, chunk: Buffer): void {
+  const pattern = state.commitTrap;
+  if (pattern === undefined) return;
+  if (!link.trapped && chunk.includes(pattern)) link.trapped = true;
+  if (!link.trapped || !chunk.includes('COMMIT')) return;
+  state.commitTrap = undefined;
+  const { client, upstream } = link;
+  upstream.unpipe(client);
+  setTimeout(() => {
+    client.destroy();
+    upstream.destroy();
+  }, COMMIT_GRACE_MS).unref();
 }
 
 function flow({ client, upstream }: Link): void {

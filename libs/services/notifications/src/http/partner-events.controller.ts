@@ -3,7 +3,7 @@ import { ApiBody, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '@comanda/http';
 import { SIGNATURE_HEADER } from '@comanda/outbound';
-import { UnitOfWork } from '@comanda/persistence';
+import { databaseUnavailable, UnitOfWork } from '@comanda/persistence';
 import { Public } from '@comanda/security';
 import {
   PartnerEventMediaTypeError,
@@ -45,10 +45,19 @@ export class PartnerEventsController {
       throw new PartnerEventMediaTypeError(request.headers['content-type']);
     }
     const rawBody = request.body;
-    try {
-      const received = await this.unitOfWork.run((tx) =>
+    const receive = () =>
+      this.unitOfWork.run((tx) =>
         this.receivePartnerEvent.execute(tx, { merchantId, signature, rawBody }),
       );
+    try {
+      const received = await receive().catch((error: unknown) => {
+        // The connection broke, perhaps once the COMMIT was carried out: "not stored" might
+        // be untrue, and for a registration the partner aborts on a 500 (spec rule 4). Once
+        // more on a fresh connection: a stored event is found as a duplicate, one that was
+        // not is stored now, and a database still away fails again (500).
+        if (databaseUnavailable(error)) return receive();
+        throw error;
+      });
       return { eventId: received.eventId, status: received.duplicate ? 'duplicate' : 'stored' };
     } catch (error) {
       if (error instanceof ProblemError) throw error;

@@ -15,13 +15,11 @@ import {
   createTestBroker,
   disposePlatformBroker,
   createTestDatabase,
+  TcpProxy,
   waitFor,
   type TestBroker,
   type TestDatabase,
 } from '@comanda/testing';
-// The proxy the messaging tests cut connections with; here it stands in front of PostgreSQL.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { TcpProxy } from '../../../../messaging/src/rabbitmq/test-support/tcp-proxy';
 import { notificationsService } from '../notifications.service-definition';
 import type { PartnerEvent } from '../domain/partner-event';
 import { aPartnerEvent } from '../testing/partner-event-builder';
@@ -408,6 +406,36 @@ describe('the partner event receiver', () => {
     const body = JSON.stringify(event);
     const response = await post(body, signBody(SECRET, body));
     expect(response.status).toBe(200);
+  });
+
+  it('answers 2xx for an event whose COMMIT went through though its answer was lost, and hands it on once', async () => {
+    const event = aPartnerEvent({ type: 'registration_succeeded' });
+    const body = JSON.stringify(event);
+    proxy.loseCommitAnswer(event.eventId);
+
+    const response = await post(body, signBody(SECRET, body));
+
+    // A 500 would tell the partner "not stored": for a registration it would abort it (rule 4).
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ eventId: event.eventId, status: 'duplicate' });
+    expect(await storedEvents(event.eventId)).toBe(1);
+    const ofEvent = () =>
+      published.filter(
+        (candidate) =>
+          (candidate.data as { eventId?: string } | undefined)?.eventId === event.eventId,
+      );
+    await waitFor('the event on RabbitMQ', () => ofEvent().length > 0);
+    // A later event goes out after it: once seen, no second copy can be on its way.
+    const later = aPartnerEvent();
+    const laterBody = JSON.stringify(later);
+    expect((await post(laterBody, signBody(SECRET, laterBody))).status).toBe(200);
+    await waitFor('the later event on RabbitMQ', () =>
+      published.some(
+        (candidate) =>
+          (candidate.data as { eventId?: string } | undefined)?.eventId === later.eventId,
+      ),
+    );
+    expect(ofEvent()).toHaveLength(1);
   });
 
   // Last: the proxy stays cut.
