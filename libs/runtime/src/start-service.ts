@@ -175,8 +175,11 @@ async function startInScope(
       port,
       url: `http://127.0.0.1:${port}`,
       app,
+      // In the service's scope: the relay's loop and its log lines are the service's, also
+      // when the platform starts every relay at once (standalone).
       startRelay: () => {
-        if (dataSource) app.get(MessagingLifecycle).startRelay();
+        if (dataSource)
+          runInService(definition.name, () => app.get(MessagingLifecycle).startRelay());
       },
       drainOutbox: async () => {
         if (dataSource) await app.get(OutboxRelay).drain();
