@@ -29,5 +29,14 @@ export function describeStartupFailure(error: unknown): string {
     return `cannot reach ${system.address ?? system.hostname ?? 'a server'}${system.port ? `:${system.port}` : ''} (${system.code}): check DATABASE_URL / AMQP_URL, or unset them to use the embedded database and in-process bus`;
   }
   const message = error instanceof Error ? error.message : String(error);
+  // pg's own words for a server that took the connection and then dropped it or never
+  // answered (a proxy in front of a stopped server, a server starting up or shutting down).
+  if (
+    /^(Connection terminated|timeout exceeded when trying to connect|the database system is)/i.test(
+      message,
+    )
+  ) {
+    return `the database at DATABASE_URL took the connection but did not serve it (${message}): check that PostgreSQL behind it is up, or unset DATABASE_URL to use the embedded database`;
+  }
   return `Comanda could not start: ${message.split('\n')[0]} (LOG_LEVEL=debug shows the details)`;
 }

@@ -76,6 +76,21 @@ describe('standalone start-up failures', () => {
     );
   }, 60_000);
 
+  it('says the database is the problem when its address takes connections and drops them', async () => {
+    // As a proxy or a pooler in front of a stopped server does.
+    blocker = createServer((socket) => socket.destroy());
+    const port = await freePort();
+    await new Promise<void>((done) => blocker?.listen(port, '127.0.0.1', done));
+    expect(
+      await failure({
+        PORT: String(await freePort()),
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/comanda`,
+      }),
+    ).toMatch(
+      /^the database at DATABASE_URL took the connection but did not serve it \(Connection terminated unexpectedly\): check/,
+    );
+  }, 60_000);
+
   it('says which data folder it cannot use', async () => {
     const file = join(dataDir, 'a-file');
     writeFileSync(file, '');
