@@ -33,6 +33,16 @@ function requestPath(request: FastifyRequest): string {
   return request.url.split('?')[0];
 }
 
+/** A dependency that cannot be reached or does not answer in time: bad gateway, unavailable, timeout. */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
+
+/** Each of them answered as a 500, where the spec lists no other failure (below). */
+const UNAVAILABLE_AS_500: ReadonlyArray<[number, number]> = [
+  [502, 500],
+  [503, 500],
+  [504, 500],
+];
+
 /**
  * Where the spec lists the statuses a group of paths answers, a problem of another status
  * takes the listed one, with the same code, title, detail and headers:
@@ -47,15 +57,6 @@ function requestPath(request: FastifyRequest): string {
  *   rate limit (429) and an upstream that cannot be reached or does not answer in time (502,
  *   503, 504; ADR 0054). (The receiver itself answers any failure to store an event 500.)
  */
-/** A dependency that cannot be reached or does not answer in time: bad gateway, unavailable, timeout. */
-const OUTAGE_STATUSES = new Set([502, 503, 504]);
-
-const UNAVAILABLE_AS_500: ReadonlyArray<[number, number]> = [
-  [502, 500],
-  [503, 500],
-  [504, 500],
-];
-
 const LISTED_STATUSES: ReadonlyArray<{ prefix: string; statuses: ReadonlyMap<number, number> }> = [
   {
     prefix: '/entities/',
