@@ -1,4 +1,5 @@
 import { StartupError } from '@comanda/platform';
+import { databaseUnavailable } from '@comanda/persistence';
 import { ConfigError } from '@comanda/runtime';
 
 /**
@@ -29,14 +30,10 @@ export function describeStartupFailure(error: unknown): string {
     return `cannot reach ${system.address ?? system.hostname ?? 'a server'}${system.port ? `:${system.port}` : ''} (${system.code}): check DATABASE_URL / AMQP_URL, or unset them to use the embedded database and in-process bus`;
   }
   const message = error instanceof Error ? error.message : String(error);
-  // pg's own words for a server that took the connection and then dropped it or never
-  // answered (a proxy in front of a stopped server, a server starting up or shutting down).
-  if (
-    /^(Connection terminated|timeout exceeded when trying to connect|the database system is)/i.test(
-      message,
-    )
-  ) {
-    return `the database at DATABASE_URL took the connection but did not serve it (${message}): check that PostgreSQL behind it is up, or unset DATABASE_URL to use the embedded database`;
+  // A server took the connection but did not serve it: dropped (pg's "Connection terminated",
+  // a reset socket), unanswered, or PostgreSQL starting up or shutting down.
+  if (databaseUnavailable(error)) {
+    return `the database at DATABASE_URL (or the broker at AMQP_URL) took the connection but did not serve it (${message.split('\n')[0]}): check that the server behind it is up, or unset them to use the embedded database and in-process bus`;
   }
   return `Comanda could not start: ${message.split('\n')[0]} (LOG_LEVEL=debug shows the details)`;
 }

@@ -87,7 +87,7 @@ describe('standalone start-up failures', () => {
         DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/comanda`,
       }),
     ).toMatch(
-      /^the database at DATABASE_URL took the connection but did not serve it \(Connection terminated unexpectedly\): check/,
+      /^the database at DATABASE_URL \(or the broker at AMQP_URL\) took the connection but did not serve it \((Connection terminated unexpectedly|read ECONNRESET)\): check/,
     );
   }, 60_000);
 

@@ -6,7 +6,7 @@ import { throwError, type Observable } from 'rxjs';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem, type DomainProblems } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
-import { markOutage, writeProblem } from './reply-with-problem';
+import { logProblem, writeProblem } from './reply-with-problem';
 
 /** The one place where any error of an HTTP request becomes `application/problem+json`. */
 @Catch()
@@ -32,32 +32,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply | ServerResponse>();
     const requestId = requestIdOf(request);
-    const { problem, unexpected, outage } = exceptionToProblem(
-      exception,
-      request,
-      this.domainProblems,
-    );
-
-    if (unexpected) {
-      this.logger.error(
-        { err: exception, requestId, method: request.method, url: request.url },
-        'Request failed with an unexpected error',
-      );
-    }
-
-    if (outage) {
-      markOutage(request);
-      this.logger.warn(
-        {
-          requestId,
-          method: request.method,
-          url: request.url,
-          status: problem.status,
-          cause: errorText(exception),
-        },
-        'Request failed: a dependency cannot be reached',
-      );
-    }
+    const mapped = exceptionToProblem(exception, request, this.domainProblems);
+    const { problem } = mapped;
+    logProblem(this.logger, request, requestId, exception, mapped);
 
     if (raw) {
       writeProblem(reply as ServerResponse, problem, requestId);
@@ -83,16 +60,4 @@ function requestIdOf(request: FastifyRequest | IncomingMessage): string {
   const id = (request as FastifyRequest).id;
   if (typeof id === 'string') return id;
   return currentContext()?.requestId ?? 'unknown';
-}
-
-/** An error's message and those of its causes, for a line without a stack. */
-function errorText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    parts.push(current.message);
-    const next = current as Error & { driverError?: unknown };
-    current = next.driverError instanceof Error ? next.driverError : next.cause;
-  }
-  return parts.filter((part, index) => parts.indexOf(part) === index).join(': ');
 }

@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from '../request/request-id';
-import { exceptionToProblem } from './exception-to-problem';
+import { exceptionToProblem, type MappedProblem } from './exception-to-problem';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
 import type { ProblemError } from './problem.error';
 
@@ -18,7 +18,7 @@ const outages = new WeakSet<object>();
  * warning, not an error, whatever status it was answered with. Kept on Node's request, which
  * a service of the gateway's process shares with the gateway's line (ADR 0036).
  */
-export function markOutage(request: FastifyRequest | { raw?: object }): void {
+export function markOutage(request: FastifyRequest | IncomingMessage): void {
   const raw = (request as FastifyRequest).raw ?? request;
   outages.add(raw);
 }
@@ -52,26 +52,9 @@ export function answerWithProblem(
   error: unknown,
   logger: ProblemLogger,
 ): void {
-  const { problem, unexpected, outage } = exceptionToProblem(error, request);
-  if (unexpected) {
-    logger.error(
-      { err: error, requestId: request.id, method: request.method, url: request.url },
-      'Request failed with an unexpected error',
-    );
-  }
-  if (outage) {
-    markOutage(request);
-    logger.warn(
-      {
-        requestId: request.id,
-        method: request.method,
-        url: request.url,
-        status: problem.status,
-        cause: error instanceof Error ? error.message : String(error),
-      },
-      'Request failed: a dependency cannot be reached',
-    );
-  }
+  const mapped = exceptionToProblem(error, request);
+  const { problem } = mapped;
+  logProblem(logger, request, request.id, error, mapped);
   if (reply.sent) {
     // Hijacked (served on the raw response): answer there unless something already did.
     if (!reply.raw.headersSent && !reply.raw.destroyed) {
@@ -80,6 +63,41 @@ export function answerWithProblem(
     return;
   }
   sendProblem(reply, problem, request.id);
+}
+
+/**
+ * What an answered error leaves in the log, the global filter's and a plain route's alike:
+ * an unexpected one with its stack; a dependency away (ADR 0054) as one warning with its
+ * causes and no stack, its request marked so that its request line is a warning too.
+ */
+export function logProblem(
+  logger: ProblemLogger,
+  request: FastifyRequest | IncomingMessage,
+  requestId: string,
+  error: unknown,
+  { problem, unexpected, outage }: MappedProblem,
+): void {
+  const where = { requestId, method: request.method, url: request.url };
+  if (unexpected) logger.error({ err: error, ...where }, 'Request failed with an unexpected error');
+  if (outage) {
+    markOutage(request);
+    logger.warn(
+      { ...where, status: problem.status, cause: errorText(error) },
+      'Request failed: a dependency cannot be reached',
+    );
+  }
+}
+
+/** An error's message and those of its causes, for a line without a stack. */
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    parts.push(current.message);
+    const next = current as Error & { driverError?: unknown };
+    current = next.driverError instanceof Error ? next.driverError : next.cause;
+  }
+  return parts.filter((part, index) => parts.indexOf(part) === index).join(': ');
 }
 
 function sendProblem(reply: FastifyReply, problem: ProblemError, requestId: string): FastifyReply {

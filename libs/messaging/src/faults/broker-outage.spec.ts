@@ -5,6 +5,7 @@ import {
   waitFor,
   type TestBroker,
   type TestDatabase,
+  TcpProxy,
 } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import { Inbox } from '../inbox/inbox.service';
@@ -20,7 +21,6 @@ import {
 import { deadLetterQueueName } from '../rabbitmq/queue-names';
 import { RabbitMqBus } from '../rabbitmq/rabbitmq-bus';
 import { BrokerAdmin } from '../rabbitmq/test-support/broker-admin';
-import { TcpProxy } from '../rabbitmq/test-support/tcp-proxy';
 
 /** How long RabbitMQ stays "down" for the service: its every connection goes through a proxy. */
 const OUTAGE_MS = 60_000;

@@ -1,5 +1,11 @@
 import type { CloudEvent } from '@comanda/contracts';
-import { createTestBroker, createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import {
+  createTestBroker,
+  createTestDatabase,
+  waitFor,
+  type TestDatabase,
+  TcpProxy,
+} from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import { orderPlaced } from '../bus/message-bus.contract';
 import type { MessageBus } from '../bus/message-bus';
@@ -13,7 +19,6 @@ import {
 import { deadLetterQueueName, retryQueueName } from '../rabbitmq/queue-names';
 import { RabbitMqBus } from '../rabbitmq/rabbitmq-bus';
 import { BrokerAdmin } from '../rabbitmq/test-support/broker-admin';
-import { TcpProxy } from '../rabbitmq/test-support/tcp-proxy';
 
 /** How long PostgreSQL stays "down": longer than the whole default retry schedule (36 s). */
 const OUTAGE_MS = 90_000;

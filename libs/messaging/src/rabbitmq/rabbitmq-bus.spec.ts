@@ -1,6 +1,6 @@
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
-import { createTestBroker, type TestBroker, waitFor } from '@comanda/testing';
+import { createTestBroker, type TestBroker, waitFor, TcpProxy } from '@comanda/testing';
 import { describeMessageBusBehaviour, orderPlaced } from '../bus/message-bus.contract';
 import { DEFAULT_RETRY_POLICY, type DeliveredMessage } from '../bus/message-bus';
 import { PublishFailedError } from '../bus/messaging.errors';
@@ -8,7 +8,6 @@ import { AmqpHeaders, CLOUDEVENTS_CONTENT_TYPE } from './amqp-headers';
 import { deadLetterQueueName, retryQueueName } from './queue-names';
 import { RabbitMqBus, type RabbitMqBusOptions } from './rabbitmq-bus';
 import { BrokerAdmin } from './test-support/broker-admin';
-import { TcpProxy } from './test-support/tcp-proxy';
 
 const quietLogger = { log: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -1,9 +1,8 @@
-import { createTestBroker, waitFor, type TestBroker } from '@comanda/testing';
+import { createTestBroker, waitFor, type TestBroker, TcpProxy } from '@comanda/testing';
 import { orderPlaced, otherEvent } from '../bus/message-bus.contract';
 import { deadLetterQueueName } from './queue-names';
 import { RabbitMqBus } from './rabbitmq-bus';
 import { BrokerAdmin } from './test-support/broker-admin';
-import { TcpProxy } from './test-support/tcp-proxy';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 

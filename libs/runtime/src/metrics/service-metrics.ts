@@ -72,17 +72,17 @@ export function serveMetrics(
       labelNames: ['kind'],
       registers: [registry],
       async collect() {
-        const row = await dataSource
-          .query(
+        let row: { dead_letters: number; outbox: number; timers: number } | undefined;
+        try {
+          [row] = (await dataSource.query(
             `SELECT (SELECT count(*) FROM "${schema}".dead_letters)::int AS dead_letters,
                     (SELECT count(*) FROM "${schema}".outbox WHERE dead_at IS NOT NULL)::int AS outbox,
                     (SELECT count(*) FROM "${schema}".timers WHERE dead_at IS NOT NULL)::int AS timers`,
-          )
-          .then(
-            ([counts]: Array<{ dead_letters: number; outbox: number; timers: number }>) => counts,
-            // The database away: unknown, as countGauge's.
-            () => ({ dead_letters: Number.NaN, outbox: Number.NaN, timers: Number.NaN }),
-          );
+          )) as Array<{ dead_letters: number; outbox: number; timers: number }>;
+        } catch {
+          // The database away: unknown, as countGauge's.
+          row = { dead_letters: Number.NaN, outbox: Number.NaN, timers: Number.NaN };
+        }
         this.set({ kind: 'dead_letter' }, row?.dead_letters ?? 0);
         this.set({ kind: 'outbox' }, row?.outbox ?? 0);
         this.set({ kind: 'timer' }, row?.timers ?? 0);

@@ -1,2 +1,0 @@
-// Moved to @comanda/testing, where tests of every library find it.
-export { TcpProxy } from '@comanda/testing';
