@@ -150,6 +150,15 @@ async function main(): Promise<void> {
           durationSeconds: SECONDS,
           overallRate: rate,
         });
+    // The baseline at the same rate: what the machine's own latency is at that load.
+    const fixedBase = !runs('gateway')
+      ? SKIPPED
+      : await runLoad({
+          ...baselineOptions,
+          connections: CONNECTIONS,
+          durationSeconds: SECONDS,
+          overallRate: rate,
+        });
     const rss = rssMb(platform.child.pid);
 
     console.log(
@@ -179,7 +188,10 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `\ngateway read at a fixed ${rate} req/s (70 % of its maximum): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors`,
+      `\ngateway read at a fixed ${rate} req/s (70 % of its maximum, open loop): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors (requests launched up to ${fixed.launchLagMs?.toFixed(0)} ms late)`,
+    );
+    console.log(
+      `baseline at the same rate:                      p50 ${fixedBase.p50.toFixed(1)} ms, p99 ${fixedBase.p99.toFixed(1)} ms, ${fixedBase.failures} errors (up to ${fixedBase.launchLagMs?.toFixed(0)} ms late)`,
     );
     console.log(`platform RSS after the run: ${rss.toFixed(0)} MB`);
     console.log(

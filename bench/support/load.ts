@@ -1,9 +1,11 @@
 /**
  * The load generator, in its own process so that it does not share an event loop with what
- * it measures: autocannon with the options given as JSON in argv[2]; prints the figures as
- * one JSON line on stdout.
+ * it measures, with the options given as JSON in argv[2]; prints the figures as one JSON line
+ * on stdout. As fast as it goes: autocannon, each connection sending its next request when
+ * the last is answered. At a fixed rate: an open loop of its own (see {@link fixedRate}).
  */
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 
 export interface LoadOptions {
   url: string;
@@ -12,7 +14,10 @@ export interface LoadOptions {
   body?: string;
   connections: number;
   durationSeconds: number;
-  /** Requests per second over all connections: a fixed-rate run. Absent: as fast as it goes. */
+  /**
+   * Requests per second over all connections: a fixed-rate run, requests launched at even
+   * intervals whatever the answers do (open loop). Absent: as fast as it goes.
+   */
   overallRate?: number;
   /** Every answer must have this status; any other counts as an error. */
   expectStatus: number;
@@ -25,10 +30,86 @@ export interface LoadResult {
   requests: number;
   /** Answers with another status than expected, plus socket errors and timeouts. */
   failures: number;
+  /**
+   * A fixed-rate run: the longest a request was launched after its planned instant (this
+   * process was not given the CPU in time). It is inside the latencies.
+   */
+  launchLagMs?: number;
+}
+
+/** The first second of a fixed-rate run opens the connections and is not counted. */
+const FIXED_RATE_WARM_UP_SECONDS = 1;
+
+/**
+ * A fixed-rate run. autocannon's `overallRate` is not one: each connection sends as fast as
+ * it is answered until it has made its share of the second, then waits for the next second,
+ * so a run at 70 % is a run at the maximum for 0.7 s of every second, and its latencies are
+ * those of the maximum (and its coordinated-omission correction assumes 1 ms between
+ * requests). Here request i is launched at start + i / rate on one of `connections` kept-alive
+ * connections (undici's pool queues it when all are busy), and its latency counts from that
+ * planned instant, not from when it was written: a late generator or a full pool counts
+ * against the server, as a real client's wait would.
+ */
+async function fixedRate(options: LoadOptions & { overallRate: number }): Promise<LoadResult> {
+  const url = new URL(options.url);
+  const pool = new Pool(url.origin, { connections: options.connections, pipelining: 1 });
+  const count = Math.round(
+    options.overallRate * (FIXED_RATE_WARM_UP_SECONDS + options.durationSeconds),
+  );
+  const intervalMs = 1000 / options.overallRate;
+  const latencies: number[] = [];
+  let failures = 0;
+  let maxLag = 0;
+  const send = async (plannedAt: number): Promise<void> => {
+    const counted = plannedAt >= measuredFrom;
+    if (counted) maxLag = Math.max(maxLag, performance.now() - plannedAt);
+    try {
+      const { statusCode, body } = await pool.request({
+        path: `${url.pathname}${url.search}`,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        body: options.body,
+      });
+      await body.dump();
+      if (!counted) return;
+      if (statusCode === options.expectStatus) latencies.push(performance.now() - plannedAt);
+      else failures++;
+    } catch {
+      if (counted) failures++;
+    }
+  };
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  const measuredFrom = start + FIXED_RATE_WARM_UP_SECONDS * 1000;
+  let launched = 0;
+  while (launched < count) {
+    // Every request due by now is launched; the timer's own lateness is in their latency.
+    const due = Math.min(count, Math.floor((performance.now() - start) / intervalMs) + 1);
+    for (; launched < due; launched++) pending.push(send(start + launched * intervalMs));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs)));
+  }
+  await Promise.all(pending);
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? NaN;
+  return {
+    perSecond: latencies.length / options.durationSeconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    requests: latencies.length,
+    failures,
+    launchLagMs: maxLag,
+  };
 }
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2]) as LoadOptions;
+  if (options.overallRate !== undefined) {
+    const result = await fixedRate({ ...options, overallRate: options.overallRate });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
   let unexpected = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -39,7 +120,6 @@ async function main(): Promise<void> {
         body: options.body,
         connections: options.connections,
         duration: options.durationSeconds,
-        overallRate: options.overallRate,
       },
       (error, finished) => (error ? reject(error) : resolve(finished)),
     );
