@@ -1,4 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
+import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from './data-source';
 import { sqlRows } from './sql-rows';
@@ -106,5 +107,54 @@ describe('prepared statements and sqlRows', () => {
     ).rejects.toMatchObject(duplicate);
     expect(await preparedOn(prepared)).toContain(insert);
     expect(await sqlRows(prepared, READ, ['c'])).toEqual([]);
+  });
+
+  it('asks the server to describe a prepared statement’s rows once per connection, and parses them the same every time', async () => {
+    const text = `SELECT id, body, created_at AS "createdAt", n, NULL::text AS nothing FROM prep.notes WHERE id = $1 AND n >= $2`;
+    const pool = (prepared.driver as unknown as { master: Pool }).master;
+    // pg's wire connection: what asks the server to describe a statement's rows.
+    const client = await pool.connect();
+    const connection = Object.getPrototypeOf(
+      (client as unknown as { connection: object }).connection,
+    ) as { describe: () => void };
+    client.release();
+    const describe = jest.spyOn(connection, 'describe');
+    try {
+      const plain = await sqlRows(unnamed, text, ['a', 0]);
+      describe.mockClear();
+      const runs = [];
+      for (let i = 0; i < 4; i++) runs.push(await sqlRows(prepared, text, ['a', 0]));
+      // The first runs unnamed (pg describes it), the second prepares the statement on this
+      // connection and describes it; the later ones run it without a Describe.
+      expect(describe).toHaveBeenCalledTimes(2);
+      for (const rows of runs) expect(rows).toEqual(plain);
+      expect(plain).toEqual([
+        {
+          id: 'a',
+          body: { tags: ['x'] },
+          createdAt: new Date('2026-01-02T03:04:05Z'),
+          n: 7,
+          nothing: null,
+        },
+      ]);
+      // No row: the fields are still the statement's, for a caller of pg that reads them.
+      const none = await pool.query(text, ['none', 0]);
+      expect(none.rows).toEqual([]);
+      expect(none.fields.map((field: { name: string }) => field.name)).toEqual([
+        'id',
+        'body',
+        'createdAt',
+        'n',
+        'nothing',
+      ]);
+      expect(describe).toHaveBeenCalledTimes(2);
+      // Each row is an object of its own.
+      const [one] = await sqlRows<NoteRow>(prepared, text, ['a', 0]);
+      const [two] = await sqlRows<NoteRow>(prepared, text, ['a', 0]);
+      one.n = 8;
+      expect(two.n).toBe(7);
+    } finally {
+      describe.mockRestore();
+    }
   });
 });
