@@ -19,9 +19,16 @@ export interface AdminCredentials {
 }
 
 /** The platform's environment: `npm start`'s, on `databaseUrl`, with a known admin client. */
-export function platformEnv(databaseUrl: string, admin: AdminCredentials): Record<string, string> {
+export function platformEnv(
+  databaseUrl: string,
+  admin: AdminCredentials,
+): Record<string, string | undefined> {
   return {
     DATABASE_URL: databaseUrl,
+    // As `npm start` runs it: its own in-process bus. An AMQP_URL of the caller's shell (CI
+    // sets one for the tests) would have it declare its services' queues, unprefixed, on that
+    // broker and leave them there after the run.
+    AMQP_URL: undefined,
     COMANDA_ENVIRONMENT: 'test',
     COMANDA_ADMIN_CLIENT_ID: admin.clientId,
     COMANDA_ADMIN_CLIENT_SECRET: admin.clientSecret,

@@ -46,7 +46,7 @@ export function childLog(logPrefix: string, script: string): string {
  */
 export function startChild(
   script: string,
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   logPrefix = 'comanda-bench',
   tree?: string,
   nodeFlags: string[] = [],
@@ -62,6 +62,7 @@ export function startChild(
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
     ],
+    // A variable given as undefined is left out of the child's environment.
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log, 'ipc'],
   });
