@@ -55,11 +55,19 @@ describe('kill -9 at every window of the outbox, the consumer and a timer (Rabbi
       );
       return new Map(rows.map((row) => [row.event_id, row.n]));
     };
+    const windows = [...subjects, ...timerKeys].filter((name) => name.startsWith('kill-')).length;
     const settled = async () => {
       const [outbox] = await suite.observer.query(
         `SELECT count(*)::int AS n FROM "${SCHEMA}"."outbox" WHERE published_at IS NULL`,
       );
+      const [killed] = await suite.observer.query(
+        `SELECT count(*)::int AS n FROM "${SCHEMA}"."kills"`,
+      );
       return (
+        // A window another death beat to it (the relay's kill landing between the consumer's
+        // commit and its own) is reached again when the message comes back: not settled
+        // until every window has had its death.
+        (killed as { n: number }).n === windows &&
         (await count('consumer')).size === events.length &&
         (await count('timer')).size === timerKeys.length &&
         (outbox as { n: number }).n === 0
