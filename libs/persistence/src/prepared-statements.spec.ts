@@ -157,4 +157,34 @@ describe('prepared statements and sqlRows', () => {
       describe.mockRestore();
     }
   });
+
+  it('runs a statement again on the same connection after a value the client could not bind', async () => {
+    const text = `SELECT $1::jsonb AS doc, n FROM prep.notes WHERE id = $2`;
+    const unbindable = { count: BigInt(1) }; // JSON.stringify refuses a BigInt
+    // Through TypeORM, whose connection goes back to the pool after an error: the one connection.
+    await expect(prepared.query(text, [unbindable, 'a'])).rejects.toThrow(/BigInt/);
+    // Its second sighting: parsed, then closed by pg when the value fails.
+    await expect(prepared.query(text, [unbindable, 'a'])).rejects.toThrow(/BigInt/);
+    expect(await prepared.query(text, [{ ok: true }, 'a'])).toEqual([{ doc: { ok: true }, n: 7 }]);
+    expect(await prepared.query(text, [{ ok: 1 }, 'a'])).toEqual([{ doc: { ok: 1 }, n: 7 }]);
+    // Prepared and described now: a failed bind, then the same statement again.
+    await expect(prepared.query(text, [unbindable, 'a'])).rejects.toThrow(/BigInt/);
+    expect(await prepared.query(text, [{ ok: 2 }, 'a'])).toEqual([{ doc: { ok: 2 }, n: 7 }]);
+    expect(await prepared.query(text, [{ ok: 3 }, 'a'])).toEqual([{ doc: { ok: 3 }, n: 7 }]);
+  });
+
+  it('parses a described statement’s rows with the type parsers in force at each execution', async () => {
+    const text = `SELECT n FROM prep.notes WHERE id = $1 AND n < $2`;
+    const pool = (prepared.driver as unknown as { master: Pool }).master;
+    const client = await pool.connect();
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await client.query(text, ['a', 100])).rows).toEqual([{ n: 7 }]);
+      client.setTypeParser(23, (value: string) => `int:${value}`);
+      expect((await client.query(text, ['a', 100])).rows).toEqual([{ n: 'int:7' }]);
+    } finally {
+      // With its own parser, this connection is not given back to the pool.
+      client.release(true);
+    }
+  });
 });

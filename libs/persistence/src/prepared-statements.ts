@@ -1,4 +1,4 @@
-import { Client, Query, type QueryResult } from 'pg';
+import { Client, Query, types as pgTypes, type QueryResult } from 'pg';
 
 /** Statement texts that get a name, at most, per process (each is prepared once per connection). */
 const MAX_NAMED_STATEMENTS = 256;
@@ -37,20 +37,43 @@ const simpleQuery = Client.prototype.query as (...args: unknown[]) => unknown;
 
 type QueryCallback = (error: Error | null, result: QueryResult) => void;
 
-/** What pg's result needs to parse a statement's rows: what a RowDescription tells it. */
+/** What a RowDescription told pg's result about a statement's rows (its parsers aside). */
 interface RowShape {
-  fields: unknown[];
-  parsers: unknown[];
+  fields: FieldDescription[];
   emptyRow: object;
 }
 
-/** The parts of pg's Result and Connection this file reads and sets (pg is pinned exactly). */
+/** The parts of pg's Query, Result and Connection this file reads and sets (pg is pinned exactly). */
+interface FieldDescription {
+  dataTypeID: number;
+  format?: string;
+}
+interface TypeSource {
+  getTypeParser(oid: number, format: string): unknown;
+}
 interface ResultInternals {
-  fields: unknown[];
+  fields: FieldDescription[];
   _parsers: unknown[] | undefined;
   _prebuiltEmptyResultObject: object | null;
+  _types?: TypeSource;
 }
-type PgConnection = object & { describe: (message: unknown) => void };
+interface QueryInternals {
+  name: string;
+  callback?: unknown;
+  _result: ResultInternals;
+  _accumulateRows: boolean;
+}
+interface PgConnection {
+  describe(message: unknown): void;
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+}
+const pgQuery = Query.prototype as unknown as {
+  prepare(connection: PgConnection): void;
+  handleRowDescription(message: unknown): void;
+  handleError(error: Error, connection: PgConnection): void;
+  handleReadyForQuery(connection: PgConnection): void;
+};
 
 /** Per connection, the row shape of each named statement it ran: known once described. */
 const shapes = new WeakMap<PgConnection, Map<string, RowShape>>();
@@ -63,58 +86,97 @@ const noDescribe = (): void => undefined;
  * A query object goes to the client as it is: pg calls its callback.
  *
  * pg asks the server to describe a prepared statement's rows on every execution, and builds
- * their field list, parsers and empty row from the answer each time (`addFields`, 4 % of a
- * config read). A prepared statement's row shape cannot change while it exists (PostgreSQL
- * refuses to run it with "cached plan must not change result type"), so a connection's first
- * execution of a statement describes it, and the later ones skip the Describe and reuse what
- * the first learned. Statements that return no rows are described every time, as before.
+ * the result's field list and empty row from the answer each time (`addFields`, 4 % of a
+ * config read). A prepared statement's result columns cannot change while it exists
+ * (PostgreSQL refuses to run it with "cached plan must not change result type"), so a
+ * connection's first execution of a statement describes it, and the later ones skip the
+ * Describe and reuse what the first learned (ADR 0055); the type parsers are still looked up
+ * on every execution, as pg does, so a parser set later applies. Statements that return no
+ * columns are described every time, as before.
  */
 class NamedQuery extends Query {
   private connection?: PgConnection;
+  /** pg's prepare is running: an error now is a value the client could not bind. */
+  private preparing = false;
+  private bindFailed = false;
 
   constructor(name: string, text: string, values: unknown[]) {
     super(text, values);
-    (this as unknown as { name: string }).name = name;
+    this.internals.name = name;
+  }
+
+  private get internals(): QueryInternals {
+    return this as unknown as QueryInternals;
   }
 
   /** pg's own preparation (parse when new, bind, describe, execute, sync) less the Describe. */
   prepare(connection: PgConnection): void {
-    const name = (this as unknown as { name: string }).name;
-    const shape = shapes.get(connection)?.get(name);
+    const shape = shapes.get(connection)?.get(this.internals.name);
     this.connection = connection;
-    const pgPrepare = (Query.prototype as unknown as { prepare(c: PgConnection): void }).prepare;
-    if (!shape) return pgPrepare.call(this, connection);
-    // Shadowed on this connection for the call alone (the prototype's comes back after).
-    connection.describe = noDescribe;
+    this.preparing = true;
     try {
-      pgPrepare.call(this, connection);
+      if (!shape) return pgQuery.prepare.call(this, connection);
+      // Shadowed on this connection for the call alone (the prototype's comes back after).
+      connection.describe = noDescribe;
+      try {
+        pgQuery.prepare.call(this, connection);
+      } finally {
+        delete (connection as Partial<PgConnection>).describe;
+      }
     } finally {
-      delete (connection as { describe?: unknown }).describe;
+      this.preparing = false;
     }
-    const result = (this as unknown as { _result: ResultInternals })._result;
-    result.fields = shape.fields;
-    result._parsers = shape.parsers;
+    if (!this.bindFailed) this.takeShape(shape);
+  }
+
+  /** What pg's handleRowDescription would have done with the statement's description. */
+  private takeShape(shape: RowShape): void {
+    const result = this.internals._result;
+    const types = result._types ?? (pgTypes as TypeSource);
+    // A list of its own per result: a caller that changes one cannot change the next.
+    result.fields = shape.fields.slice();
+    result._parsers = shape.fields.map((field) =>
+      types.getTypeParser(field.dataTypeID, field.format ?? 'text'),
+    );
     result._prebuiltEmptyResultObject = shape.emptyRow;
-    // As pg's handleRowDescription decides: rows are kept unless only 'row' listeners want them.
-    (this as unknown as { _accumulateRows: boolean })._accumulateRows =
-      Boolean((this as unknown as { callback?: unknown }).callback) ||
-      this.listenerCount('row') === 0;
+    // Rows are kept unless only 'row' listeners want them, as pg decides.
+    this.internals._accumulateRows =
+      Boolean(this.internals.callback) || this.listenerCount('row') === 0;
   }
 
   handleRowDescription(message: unknown): void {
-    (
-      Query.prototype as unknown as { handleRowDescription(m: unknown): void }
-    ).handleRowDescription.call(this, message);
+    pgQuery.handleRowDescription.call(this, message);
     const connection = this.connection;
-    const result = (this as unknown as { _result: ResultInternals })._result;
+    const result = this.internals._result;
     if (!connection || result._parsers === undefined || !result._prebuiltEmptyResultObject) return;
     let known = shapes.get(connection);
     if (!known) shapes.set(connection, (known = new Map()));
-    known.set((this as unknown as { name: string }).name, {
-      fields: result.fields,
-      parsers: result._parsers,
+    known.set(this.internals.name, {
+      fields: result.fields.slice(),
       emptyRow: result._prebuiltEmptyResultObject,
     });
+  }
+
+  handleError(error: Error, connection: PgConnection): void {
+    if (this.preparing) this.bindFailed = true;
+    pgQuery.handleError.call(this, error, connection);
+  }
+
+  /**
+   * A value pg could not bind makes it close the statement on the server, yet it still counts
+   * the statement as parsed on this connection (and records the parse it sent with it when
+   * the statement was new): every later execution there would fail with "prepared statement
+   * does not exist". Once the server has answered, the statement is forgotten on this
+   * connection, so that the next execution prepares it again.
+   */
+  handleReadyForQuery(connection: PgConnection): void {
+    if (this.bindFailed && this.connection) {
+      const name = this.internals.name;
+      delete this.connection.parsedStatements[name];
+      delete this.connection.submittedNamedStatements[name];
+      shapes.get(this.connection)?.delete(name);
+    }
+    pgQuery.handleReadyForQuery.call(this, connection);
   }
 }
 
