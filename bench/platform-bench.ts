@@ -16,7 +16,9 @@ import { join } from 'node:path';
 import { createTestDatabase } from '@comanda/testing';
 import type { LoadResult } from './support/load';
 import {
+  machineCpuTicks,
   processCpuMs,
+  stolenPercent,
   rssMb,
   runLoad,
   startChild,
@@ -43,6 +45,7 @@ const SKIPPED: Measured = {
   requests: 0,
   failures: 0,
   cpuUsPerRequest: NaN,
+  stolenPercent: NaN,
 };
 
 interface Row {
@@ -57,6 +60,8 @@ interface Row {
 interface Measured extends LoadResult {
   /** CPU time (user + system) of the measured process per request answered, in µs. */
   cpuUsPerRequest: number;
+  /** The share of the machine's CPU time other guests took during the run (steal), in %. */
+  stolenPercent: number;
 }
 
 /** A warm-up, then one measured run; the CPU time `process` used during it is counted. */
@@ -68,13 +73,18 @@ async function measure(
   await runLoad({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
   const run = async (): Promise<Measured> => {
     const before = processCpuMs(process.child.pid).total;
+    const machineBefore = machineCpuTicks();
     const result = await runLoad({
       ...options,
       connections: CONNECTIONS,
       durationSeconds: SECONDS,
     });
     const used = processCpuMs(process.child.pid).total - before;
-    return { ...result, cpuUsPerRequest: (1000 * used) / Math.max(1, result.requests) };
+    return {
+      ...result,
+      cpuUsPerRequest: (1000 * used) / Math.max(1, result.requests),
+      stolenPercent: stolenPercent(machineBefore, machineCpuTicks()),
+    };
   };
   if (!profileName || !PROFILE_DIR) return run();
   return withProfile(process.child, join(PROFILE_DIR, `${profileName}.cpuprofile`), run);
@@ -142,34 +152,35 @@ async function main(): Promise<void> {
       expectStatus: 200,
     });
     const rate = Math.max(1, Math.round(gateway.perSecond * 0.7));
-    const fixed = !runs('gateway')
-      ? SKIPPED
-      : await runLoad({
-          ...paths.gateway,
-          connections: CONNECTIONS,
-          durationSeconds: SECONDS,
-          overallRate: rate,
-        });
+    const atFixedRate = async (options: PathLoad): Promise<Measured> => {
+      if (!runs('gateway')) return SKIPPED;
+      const machineBefore = machineCpuTicks();
+      const result = await runLoad({
+        ...options,
+        connections: CONNECTIONS,
+        durationSeconds: SECONDS,
+        overallRate: rate,
+      });
+      return {
+        ...result,
+        cpuUsPerRequest: NaN,
+        stolenPercent: stolenPercent(machineBefore, machineCpuTicks()),
+      };
+    };
+    const fixed = await atFixedRate(paths.gateway);
     // The baseline at the same rate: what the machine's own latency is at that load.
-    const fixedBase = !runs('gateway')
-      ? SKIPPED
-      : await runLoad({
-          ...baselineOptions,
-          connections: CONNECTIONS,
-          durationSeconds: SECONDS,
-          overallRate: rate,
-        });
+    const fixedBase = await atFixedRate(baselineOptions);
     const rss = rssMb(platform.child.pid);
 
     console.log(
       `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARM_UP_SECONDS} s of warm-up; load from a separate process\n`,
     );
     console.log(
-      `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)} ${'CPU µs/req'.padStart(11)} ${'base CPU'.padStart(9)}`,
+      `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)} ${'CPU µs/req'.padStart(11)} ${'base CPU'.padStart(9)} ${'stolen %'.padStart(9)}`,
     );
     for (const { name, result: r, base } of rows) {
       console.log(
-        `${name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${String(r.failures).padStart(7)} ${base.perSecond.toFixed(0).padStart(11)} ${(r.perSecond / base.perSecond).toFixed(2).padStart(7)} ${r.cpuUsPerRequest.toFixed(0).padStart(11)} ${base.cpuUsPerRequest.toFixed(0).padStart(9)}`,
+        `${name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${String(r.failures).padStart(7)} ${base.perSecond.toFixed(0).padStart(11)} ${(r.perSecond / base.perSecond).toFixed(2).padStart(7)} ${r.cpuUsPerRequest.toFixed(0).padStart(11)} ${base.cpuUsPerRequest.toFixed(0).padStart(9)} ${`${r.stolenPercent.toFixed(0)}/${base.stolenPercent.toFixed(0)}`.padStart(9)}`,
       );
     }
     const sameWorkRows = rows.filter((row) => row.sameWork);
@@ -188,10 +199,10 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `\ngateway read at a fixed ${rate} req/s (70 % of its maximum, open loop): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors (requests launched up to ${fixed.launchLagMs?.toFixed(0)} ms late)`,
+      `\ngateway read at a fixed ${rate} req/s (70 % of its maximum, open loop): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors (requests launched up to ${fixed.launchLagMs?.toFixed(0)} ms late; ${fixed.stolenPercent.toFixed(0)} % stolen)`,
     );
     console.log(
-      `baseline at the same rate:                      p50 ${fixedBase.p50.toFixed(1)} ms, p99 ${fixedBase.p99.toFixed(1)} ms, ${fixedBase.failures} errors (up to ${fixedBase.launchLagMs?.toFixed(0)} ms late)`,
+      `baseline at the same rate:                      p50 ${fixedBase.p50.toFixed(1)} ms, p99 ${fixedBase.p99.toFixed(1)} ms, ${fixedBase.failures} errors (up to ${fixedBase.launchLagMs?.toFixed(0)} ms late; ${fixedBase.stolenPercent.toFixed(0)} % stolen)`,
     );
     console.log(`platform RSS after the run: ${rss.toFixed(0)} MB`);
     console.log(

@@ -126,6 +126,26 @@ export function processCpuMs(pid: number | undefined): { user: number; total: nu
   return { user, total: user + Number(fields[12]) * 10 };
 }
 
+/**
+ * The machine's CPU time so far, in ticks (Linux `/proc/stat`): all of it, and what the
+ * hypervisor gave to other guests while this one wanted to run (`steal`).
+ */
+export function machineCpuTicks(): { total: number; steal: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const values = ticks.map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is inside user already)
+  return { total: values.slice(0, 8).reduce((a, b) => a + b, 0), steal: values[7] ?? 0 };
+}
+
+/** The share of the machine's CPU time stolen by other guests between two readings, in %. */
+export function stolenPercent(
+  before: ReturnType<typeof machineCpuTicks>,
+  after: ReturnType<typeof machineCpuTicks>,
+): number {
+  const total = after.total - before.total;
+  return total > 0 ? (100 * (after.steal - before.steal)) / total : NaN;
+}
+
 /** A process's resident set size now, in MB (Linux `/proc/<pid>/status`). */
 export function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
