@@ -72,8 +72,12 @@ export async function startEmbeddedPostgres(
   }
 
   const port = await freePort();
-  const server = await startServer(place, port);
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  const socketDir = privateSocketDir(place.databaseDir, port);
+  const server = await startServer(place, port, socketDir);
+  // The platform's own connections take the socket when there is one: a round trip over it
+  // costs the client and the server less than over TCP (ADR 0056). Tools use the port.
+  const host = socketDir === undefined ? '127.0.0.1' : encodeURIComponent(socketDir);
+  const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}`;
   try {
     const client = new Client({ connectionString: `${url}/postgres` });
     await client.connect();
@@ -87,7 +91,9 @@ export async function startEmbeddedPostgres(
     await server.stop();
     throw error;
   }
-  logger.log(`embedded PostgreSQL on 127.0.0.1:${port}, data in ${place.databaseDir}`);
+  logger.log(
+    `embedded PostgreSQL on 127.0.0.1:${port}${socketDir === undefined ? '' : ' and a socket in its data folder'}, data in ${place.databaseDir}`,
+  );
   return { url: `${url}/${DATABASE}`, databaseDir: place.databaseDir, stop: () => server.stop() };
 }
 
@@ -302,7 +308,27 @@ function run(command: string, args: string[], owner: Owner | undefined): Promise
  * The shell reads a pipe only this process writes to: when the process ends, in any way
  * (a stop, a crash, kill -9), the pipe closes and the shell stops the server (fast shutdown).
  */
-async function startServer(place: Placement, port: number): Promise<{ stop(): Promise<void> }> {
+/**
+ * Where the server puts its Unix socket: its own data folder (0700, the server's user's), or
+ * nowhere when the socket's path would be longer than a socket address holds (103 bytes on
+ * macOS, 107 on Linux) or the system has no such sockets. Never the compiled-in default
+ * (`/tmp` for these binaries), where every local user could reach it.
+ */
+export function privateSocketDir(databaseDir: string, port: number): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  // The setting is a list: a comma or a quote in the path would split or end it.
+  if (/[,"]/.test(databaseDir) || databaseDir.trim() !== databaseDir) return undefined;
+  const socketPath = join(databaseDir, `.s.PGSQL.${port}`);
+  return Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH_BYTES ? databaseDir : undefined;
+}
+
+const MAX_SOCKET_PATH_BYTES = 103;
+
+async function startServer(
+  place: Placement,
+  port: number,
+  socketDir: string | undefined,
+): Promise<{ stop(): Promise<void> }> {
   const guard = [
     'exec 3<&0 </dev/null',
     '"$@" &',
@@ -326,6 +352,8 @@ async function startServer(place: Placement, port: number): Promise<{ stop(): Pr
       String(port),
       '-c',
       'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${socketDir ?? ''}`,
     ],
     {
       detached: true,

@@ -13,7 +13,11 @@ import { dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { ensureAdminCredentials } from './admin-credentials';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import {
+  privateSocketDir,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from './embedded-postgres';
 import { serviceUrlVariable } from './start-platform';
 
 describe('platform composition', () => {
@@ -59,16 +63,46 @@ describe('platform composition', () => {
       const { rows } = await client.query('SELECT value FROM kept');
       await client.end();
       expect(rows).toEqual([{ value: 'still here' }]);
-      // Loopback only, with a password: another user on the machine cannot just connect.
-      expect(new URL(second.url).hostname).toBe('127.0.0.1');
-      const anonymous = new Client({
-        connectionString: second.url.replace(/:[^:@/]+@/, ':wrong@'),
+      // The platform connects over a socket in the server's own data folder (0700), not in
+      // /tmp; tools reach the port on loopback only; both ask for the password.
+      const port = Number(new URL(second.url).port);
+      const socketDir = decodeURIComponent(new URL(second.url).hostname);
+      expect(socketDir).toBe(second.databaseDir);
+      expect(statSync(join(socketDir, `.s.PGSQL.${port}`)).isSocket()).toBe(true);
+      expect(statSync(socketDir).mode & 0o777).toBe(0o700);
+      expect(existsSync(`/tmp/.s.PGSQL.${port}`)).toBe(false);
+      const password = decodeURIComponent(new URL(second.url).password);
+      const overTcp = new Client({
+        host: '127.0.0.1',
+        port,
+        user: 'postgres',
+        password,
+        database: 'postgres',
       });
-      await expect(anonymous.connect()).rejects.toThrow(/password authentication failed/);
+      await overTcp.connect();
+      await overTcp.end();
+      for (const connectionString of [
+        second.url.replace(/:[^:@/]+@/, ':wrong@'),
+        `postgres://postgres:wrong@127.0.0.1:${port}/postgres`,
+      ]) {
+        const anonymous = new Client({ connectionString });
+        await expect(anonymous.connect()).rejects.toThrow(/password authentication failed/);
+      }
     } finally {
       await second.stop();
     }
   }, 60_000);
+
+  it('puts the server’s socket in its data folder only where a socket address can hold the path', () => {
+    expect(privateSocketDir('/srv/comanda/postgres', 5432)).toBe('/srv/comanda/postgres');
+    // 103 bytes at most (macOS); Linux holds 107.
+    const fits = `/${'d'.repeat(103 - '/'.length - '/.s.PGSQL.40000'.length)}`;
+    expect(privateSocketDir(fits, 40000)).toBe(fits);
+    expect(privateSocketDir(`${fits}x`, 40000)).toBeUndefined();
+    // The setting is a comma-separated list of folders.
+    expect(privateSocketDir('/srv/a,b/postgres', 5432)).toBeUndefined();
+    expect(privateSocketDir('/srv/"a"/postgres', 5432)).toBeUndefined();
+  });
 
   it('runs from a checkout and a data folder inside a private (0700) folder, as root or not', async () => {
     // A fresh `mktemp -d` is 0700: as root, the unprivileged user that runs PostgreSQL cannot
