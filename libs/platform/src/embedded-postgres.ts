@@ -302,12 +302,9 @@ function run(command: string, args: string[], owner: Owner | undefined): Promise
   });
 }
 
-/**
- * Runs the server behind a small shell in a session of its own: only Comanda receives a
- * terminal's Ctrl-C or hang-up, and stops the database last, after its services finished.
- * The shell reads a pipe only this process writes to: when the process ends, in any way
- * (a stop, a crash, kill -9), the pipe closes and the shell stops the server (fast shutdown).
- */
+/** A Unix socket's path, at most (macOS's limit; Linux holds 107 bytes). */
+const MAX_SOCKET_PATH_BYTES = 103;
+
 /**
  * Where the server puts its Unix socket: its own data folder (0700, the server's user's), or
  * nowhere when the socket's path would be longer than a socket address holds (103 bytes on
@@ -322,8 +319,12 @@ export function privateSocketDir(databaseDir: string, port: number): string | un
   return Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH_BYTES ? databaseDir : undefined;
 }
 
-const MAX_SOCKET_PATH_BYTES = 103;
-
+/**
+ * Runs the server behind a small shell in a session of its own: only Comanda receives a
+ * terminal's Ctrl-C or hang-up, and stops the database last, after its services finished.
+ * The shell reads a pipe only this process writes to: when the process ends, in any way
+ * (a stop, a crash, kill -9), the pipe closes and the shell stops the server (fast shutdown).
+ */
 async function startServer(
   place: Placement,
   port: number,
