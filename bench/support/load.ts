@@ -86,7 +86,7 @@ async function fixedRate(options: LoadOptions & { overallRate: number }): Promis
     // Every request due by now is launched; the timer's own lateness is in their latency.
     const due = Math.min(count, Math.floor((performance.now() - start) / intervalMs) + 1);
     for (; launched < due; launched++) pending.push(send(start + launched * intervalMs));
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs)));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   await Promise.all(pending);
   await pool.close();

@@ -43,7 +43,7 @@ interface RowShape {
   emptyRow: object;
 }
 
-/** The parts of pg's Query, Result and Connection this file reads and sets (pg is pinned exactly). */
+// The parts of pg's Query, Result and Connection this file reads and sets (pg is pinned exactly).
 interface FieldDescription {
   dataTypeID: number;
   format?: string;
@@ -95,6 +95,7 @@ const noDescribe = (): void => undefined;
  * columns are described every time, as before.
  */
 class NamedQuery extends Query {
+  /** The connection it runs on: pg's handleRowDescription is not told. */
   private connection?: PgConnection;
   /** pg's prepare is running: an error now is a value the client could not bind. */
   private preparing = false;
@@ -170,11 +171,11 @@ class NamedQuery extends Query {
    * connection, so that the next execution prepares it again.
    */
   handleReadyForQuery(connection: PgConnection): void {
-    if (this.bindFailed && this.connection) {
+    if (this.bindFailed) {
       const name = this.internals.name;
-      delete this.connection.parsedStatements[name];
-      delete this.connection.submittedNamedStatements[name];
-      shapes.get(this.connection)?.delete(name);
+      delete connection.parsedStatements[name];
+      delete connection.submittedNamedStatements[name];
+      shapes.get(connection)?.delete(name);
     }
     pgQuery.handleReadyForQuery.call(this, connection);
   }
