@@ -9,27 +9,26 @@
  * BENCH_SECONDS (default 10) sets the length of each measured run, BENCH_CONNECTIONS (50)
  * the concurrent connections of the load generator.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@comanda/testing';
 import type { LoadResult } from './support/load';
+import { summarise, type ClosedLoopRun } from './support/load-runs';
 import {
   machineCpuTicks,
   processCpuMs,
   stolenPercent,
   rssMb,
   runLoad,
-  startChild,
-  stopChild,
   withProfile,
   type Started,
 } from './support/children';
-import { CONFIG_PATH, platformEnv, provisionBench, type PathLoad } from './support/bench-platform';
+import { CONFIG_PATH, withBenchServers, type PathLoad } from './support/bench-platform';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
+/** Each comparison's sides take turns in this many windows (`measureInTurn`). */
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? '3');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;
@@ -65,48 +64,64 @@ interface Measured extends LoadResult {
 }
 
 /** A warm-up, then one measured run; the CPU time `process` used during it is counted. */
-async function measure(
-  options: PathLoad,
-  process: Started,
-  profileName?: string,
-): Promise<Measured> {
-  await runLoad({ ...options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
-  const run = async (): Promise<Measured> => {
-    const before = processCpuMs(process.child.pid).total;
-    const machineBefore = machineCpuTicks();
-    const result = await runLoad({
-      ...options,
-      connections: CONNECTIONS,
-      durationSeconds: SECONDS,
-    });
-    const used = processCpuMs(process.child.pid).total - before;
+/** One server under load: what to load it with, and the name of its profile (platform only). */
+interface Side {
+  options: PathLoad;
+  server: Started;
+  profileName?: string;
+}
+
+/**
+ * The sides of one comparison (a baseline, the same-work baseline, a path), each warmed up,
+ * then measured in WINDOWS windows taken in turn (base, same work, path, base, …), SECONDS in
+ * all per side: a host whose speed drifts from one minute to the next slows every side
+ * alike, and a ratio is taken over the same minutes. Each side's figures are over all of its
+ * windows (autocannon's histograms merged); its CPU time is its server's over those windows.
+ */
+async function measureInTurn(sides: Side[]): Promise<Measured[]> {
+  for (const side of sides) {
+    await runLoad({ ...side.options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
+  }
+  const windowSeconds = SECONDS / WINDOWS;
+  const taken = sides.map(() => ({ runs: [] as ClosedLoopRun[], cpuMs: 0, total: 0, steal: 0 }));
+  for (let window = 1; window <= WINDOWS; window++) {
+    for (const [index, side] of sides.entries()) {
+      const pid = side.server.child.pid;
+      const profile =
+        side.profileName && PROFILE_DIR
+          ? join(PROFILE_DIR, `${side.profileName}-${window}.cpuprofile`)
+          : undefined;
+      const before = processCpuMs(pid).total;
+      const machineBefore = machineCpuTicks();
+      const result = await withProfile(side.server.child, profile, () =>
+        runLoad({ ...side.options, connections: CONNECTIONS, durationSeconds: windowSeconds }),
+      );
+      const machineAfter = machineCpuTicks();
+      const sum = taken[index];
+      sum.cpuMs += processCpuMs(pid).total - before;
+      sum.total += machineAfter.total - machineBefore.total;
+      sum.steal += machineAfter.steal - machineBefore.steal;
+      sum.runs.push(...(result.runs ?? []));
+    }
+  }
+  return taken.map((sum) => {
+    const result = summarise(sum.runs, SECONDS);
     return {
       ...result,
-      cpuUsPerRequest: (1000 * used) / Math.max(1, result.requests),
-      stolenPercent: stolenPercent(machineBefore, machineCpuTicks()),
+      cpuUsPerRequest: (1000 * sum.cpuMs) / Math.max(1, result.requests),
+      stolenPercent: sum.total > 0 ? (100 * sum.steal) / sum.total : NaN,
     };
-  };
-  if (!profileName || !PROFILE_DIR) return run();
-  return withProfile(process.child, join(PROFILE_DIR, `${profileName}.cpuprofile`), run);
+  });
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase('bench');
-  const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
-  let baseline: Started | undefined;
-  let platform: Started | undefined;
-  try {
-    baseline = await startChild('baseline-server.ts', { DATABASE_URL: database.url });
-    const baselineServer = baseline;
-    platform = await startChild('platform-server.ts', platformEnv(database.url, admin));
-    const started = platform;
-    const paths = await provisionBench(platform, admin);
+  await withBenchServers(async ({ baseline, platform, paths }) => {
     const path = CONFIG_PATH;
 
     // On a shared machine the load of other work changes from one minute to the next: each
-    // path is measured right after a run of the baseline, and its ratio is to that run.
+    // path is measured in turn with its baselines (measureInTurn), its ratio to theirs.
     const baselineOptions = { url: `${baseline.url}${path}`, expectStatus: 200 };
-    const first = await measure(baselineOptions, baselineServer);
+    const [first] = await measureInTurn([{ options: baselineOptions, server: baseline }]);
     const rows: Row[] = [
       { name: 'baseline: Fastify + pg, one indexed read', result: first, base: first },
     ];
@@ -124,10 +139,17 @@ async function main(): Promise<void> {
         rows.push({ name, result: SKIPPED, base: SKIPPED });
         return SKIPPED;
       }
-      const base = await measure(baselineOptions, baselineServer);
-      const sameWork = withSameWork ? await measure(sameWorkOptions, baselineServer) : undefined;
-      const result = await measure(options, started, profileName);
-      rows.push({ name, result, base, sameWork });
+      const sides: Side[] = [{ options: baselineOptions, server: baseline }];
+      if (withSameWork) sides.push({ options: sameWorkOptions, server: baseline });
+      sides.push({ options, server: platform, profileName });
+      const measured = await measureInTurn(sides);
+      const result = measured[measured.length - 1];
+      rows.push({
+        name,
+        result,
+        base: measured[0],
+        sameWork: withSameWork ? measured[1] : undefined,
+      });
       return result;
     };
     const gateway = await beside(
@@ -173,7 +195,7 @@ async function main(): Promise<void> {
     const rss = rssMb(platform.child.pid);
 
     console.log(
-      `\n${CONNECTIONS} connections, ${SECONDS} s per run after ${WARM_UP_SECONDS} s of warm-up; load from a separate process\n`,
+      `\n${CONNECTIONS} connections, ${SECONDS} s per path after ${WARM_UP_SECONDS} s of warm-up, in ${WINDOWS} windows taken in turn with its baselines; load from a separate process\n`,
     );
     console.log(
       `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)} ${'CPU µs/req'.padStart(11)} ${'base CPU'.padStart(9)} ${'stolen %'.padStart(9)}`,
@@ -212,11 +234,7 @@ async function main(): Promise<void> {
     console.log(
       '\ntargets (issue 10, against the baseline): gateway read ≥ 0.50 × base and p99 ≤ 20 ms at 70 %; straight read ≥ 0.70 × base; tokens ≥ 3000/s',
     );
-  } finally {
-    await stopChild(platform?.child);
-    await stopChild(baseline?.child);
-    await database.drop();
-  }
+  });
 }
 
 main().catch((error: unknown) => {

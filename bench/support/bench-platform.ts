@@ -5,7 +5,9 @@
  */
 import { provisionClient, requestToken } from '../../apps/platform-e2e/src/support/clients';
 import type { TestPlatform } from '../../apps/platform-e2e/src/support/platform';
-import type { Started } from './children';
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase } from '@comanda/testing';
+import { startChild, stopChild, type Started } from './children';
 import type { LoadOptions } from './load';
 
 export const BENCH_TENANT = 'bench';
@@ -94,4 +96,34 @@ export async function provisionBench(
       expectStatus: 200,
     },
   };
+}
+
+/** A bare baseline and a provisioned platform, on the same fresh database. */
+export interface BenchServers {
+  /** bench/support/baseline-server.ts: Fastify + pg, no framework. */
+  baseline: Started;
+  /** The platform as `npm start` runs it (bench/support/platform-server.ts). */
+  platform: Started;
+  paths: BenchPaths;
+}
+
+/**
+ * Runs `work` against the baseline and the platform, started on a database of their own
+ * (dropped after), the platform provisioned; both are stopped after, whatever happened.
+ */
+export async function withBenchServers<T>(work: (servers: BenchServers) => Promise<T>): Promise<T> {
+  const database = await createTestDatabase('bench');
+  const admin = { clientId: 'platform-admin', clientSecret: randomBytes(32).toString('base64url') };
+  let baseline: Started | undefined;
+  let platform: Started | undefined;
+  try {
+    baseline = await startChild('baseline-server.ts', { DATABASE_URL: database.url });
+    platform = await startChild('platform-server.ts', platformEnv(database.url, admin));
+    const paths = await provisionBench(platform, admin);
+    return await work({ baseline, platform, paths });
+  } finally {
+    await stopChild(platform?.child);
+    await stopChild(baseline?.child);
+    await database.drop();
+  }
 }

@@ -6,6 +6,7 @@
  */
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { summarise, type ClosedLoopRun } from './load-runs';
 
 export interface LoadOptions {
   url: string;
@@ -35,6 +36,8 @@ export interface LoadResult {
    * process was not given the CPU in time). It is inside the latencies.
    */
   launchLagMs?: number;
+  /** The closed-loop runs behind this result, their histograms unmerged (`mergeLoads`). */
+  runs?: ClosedLoopRun[];
 }
 
 /** The first second of a fixed-rate run opens the connections and is not counted. */
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
     return;
   }
   let unexpected = 0;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+  const raw = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
         url: options.url,
@@ -120,7 +123,9 @@ async function main(): Promise<void> {
         body: options.body,
         connections: options.connections,
         duration: options.durationSeconds,
-      },
+        // The run's histograms as they are, so that runs taken in turn can be merged.
+        skipAggregateResult: true,
+      } as autocannon.Options,
       (error, finished) => (error ? reject(error) : resolve(finished)),
     );
     instance.on('response', (_client, statusCode) => {
@@ -128,11 +133,8 @@ async function main(): Promise<void> {
     });
   });
   const output: LoadResult = {
-    perSecond: result.requests.total / options.durationSeconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    failures: unexpected + result.errors + result.timeouts,
+    ...summarise([{ raw, unexpected }], options.durationSeconds),
+    runs: [{ raw, unexpected }],
   };
   process.stdout.write(`${JSON.stringify(output)}\n`);
 }

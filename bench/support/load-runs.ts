@@ -1,0 +1,36 @@
+/**
+ * Closed-loop runs of bench/support/load.ts taken together: autocannon's histograms of each
+ * run, merged as autocannon merges its workers' (its `aggregateResult`), so that a path
+ * measured in windows taken in turn with its baseline gets exact percentiles over all of them.
+ */
+import autocannon from 'autocannon';
+import type { LoadResult } from './load';
+
+const { aggregateResult } = autocannon as unknown as {
+  aggregateResult(results: unknown[], options: { url: string }): autocannon.Result;
+};
+
+/** One autocannon run as it ended (`skipAggregateResult`), and its answers of another status. */
+export interface ClosedLoopRun {
+  raw: unknown;
+  unexpected: number;
+}
+
+/** The figures of closed-loop runs taken together, over `seconds` of load in all. */
+export function summarise(
+  runs: ClosedLoopRun[],
+  seconds: number,
+): Omit<LoadResult, 'runs' | 'launchLagMs'> {
+  const merged = aggregateResult(
+    runs.map((run) => run.raw),
+    { url: 'http://merged.invalid' },
+  );
+  const unexpected = runs.reduce((sum, run) => sum + run.unexpected, 0);
+  return {
+    perSecond: merged.requests.total / seconds,
+    p50: merged.latency.p50,
+    p99: merged.latency.p99,
+    requests: merged.requests.total,
+    failures: unexpected + merged.errors + merged.timeouts,
+  };
+}
