@@ -40,7 +40,8 @@ export function childLog(logPrefix: string, script: string): string {
 /**
  * Forks bench/support/`script` and waits for its `ready` message. Its log goes to a file:
  * connections a load generator drops at the end of a run are logged, and would bury the
- * figures. BENCH_CPU_PROF=<dir> runs it with `--cpu-prof`, its profile in that directory.
+ * figures. BENCH_CPU_PROF=<dir> runs it with `--cpu-prof`, its profile in that directory;
+ * BENCH_NODE_FLAGS adds Node flags (e.g. `--trace-gc`) to every process a bench starts.
  * `tree`: the script of another checkout (bench:ab's worktree), run in that checkout, with that
  * checkout's `npm start` options; `nodeFlags` come after them (the last of a flag counts).
  */
@@ -58,6 +59,7 @@ export function startChild(
     execArgv: [
       ...startOptions(tree ? join(tree, 'package.json') : undefined),
       ...nodeFlags,
+      ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),

@@ -17,24 +17,45 @@ type ProfileMessage = { profile: 'start' } | { profile: 'stop'; file: string };
 
 function profiler(): (message: ProfileMessage) => void {
   let session: Session | undefined;
+  const allocations = process.env.BENCH_PROFILE_KIND === 'allocations';
   return (message) => {
     if (message.profile === 'start') {
       session = new Session();
       session.connect();
+      const started = () => process.send?.({ profiling: true });
+      if (allocations) {
+        // Every allocation sampled, also those a scavenge freed at once: where the
+        // allocation rate (and so the young generation's collections) comes from.
+        session.post(
+          'HeapProfiler.startSampling',
+          {
+            samplingInterval: 4096,
+            includeObjectsCollectedByMinorGC: true,
+            includeObjectsCollectedByMajorGC: true,
+          },
+          started,
+        );
+        return;
+      }
       session.post('Profiler.enable', () =>
         session?.post('Profiler.setSamplingInterval', { interval: 200 }, () =>
-          session?.post('Profiler.start', () => process.send?.({ profiling: true })),
+          session?.post('Profiler.start', started),
         ),
       );
       return;
     }
-    const { file } = message;
-    session?.post('Profiler.stop', (error, result) => {
-      if (!error) writeFileSync(file, JSON.stringify(result.profile));
+    const file = allocations ? message.file.replace(/\.cpuprofile$/, '.heapprofile') : message.file;
+    const stopped = (error: Error | null, profile: object | undefined) => {
+      if (!error) writeFileSync(file, JSON.stringify(profile));
       session?.disconnect();
       session = undefined;
       process.send?.({ profiled: file });
-    });
+    };
+    if (allocations)
+      session?.post('HeapProfiler.stopSampling', (error, result) =>
+        stopped(error, result?.profile),
+      );
+    else session?.post('Profiler.stop', (error, result) => stopped(error, result?.profile));
   };
 }
 

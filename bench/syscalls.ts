@@ -1,0 +1,131 @@
+/**
+ * Where a request's CPU time goes, user against kernel, and the system calls it makes: the
+ * baseline, the same-work baseline and the platform's paths (straight read, gateway read,
+ * token), each loaded by autocannon for BENCH_SECONDS (8) in BENCH_WINDOWS (2) windows taken
+ * in turn, `perf stat` counting the system calls of the loaded process over each window.
+ * Answers "does the platform make system calls the bare server does not?" (it makes the same
+ * ones; its distance is user-space CPU). Needs PostgreSQL as `npm run bench` does, and
+ * `perf` with tracepoints readable (kernel.perf_event_paranoid ≤ 2 as root, or ≤ -1);
+ * without perf it prints the CPU split only.
+ *
+ *   npm run bench:syscalls
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { CONFIG_PATH, withBenchServers, type PathLoad } from './support/bench-platform';
+import { processCpuMs, runLoad, type Started } from './support/children';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? '8');
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? '2');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
+const SYSCALLS = ['writev', 'write', 'read', 'futex', 'epoll_pwait'];
+const EVENTS = [...SYSCALLS.map((name) => `syscalls:sys_enter_${name}`), 'context-switches'];
+
+const perfWorks =
+  spawnSync('perf', ['stat', '-x,', '-e', EVENTS.join(','), '--', 'true'], { encoding: 'utf8' })
+    .status === 0;
+
+/**
+ * Counts EVENTS in process `pid` from now until `stop` (perf stat -x, prints
+ * `value,unit,event,…` lines when interrupted), so that the count spans the whole load run.
+ */
+function countEvents(pid: number): { stop(): Promise<Map<string, number>> } {
+  const counts = new Map<string, number>();
+  if (!perfWorks) return { stop: () => Promise.resolve(counts) };
+  const perf = spawn('perf', ['stat', '-x,', '-e', EVENTS.join(','), '-p', String(pid)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  perf.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => perf.once('exit', () => resolve()));
+  return {
+    async stop() {
+      perf.kill('SIGINT');
+      await exited;
+      for (const line of output.split('\n')) {
+        const [value, , event] = line.split(',');
+        if (event && Number.isFinite(Number(value)))
+          counts.set(event.replace('syscalls:sys_enter_', ''), Number(value));
+      }
+      return counts;
+    },
+  };
+}
+
+interface Target {
+  name: string;
+  server: Started;
+  load: PathLoad;
+  requests: number;
+  userMs: number;
+  systemMs: number;
+  events: Map<string, number>;
+}
+
+async function main(): Promise<void> {
+  await withBenchServers(async ({ baseline, platform, paths }) => {
+    const target = (name: string, server: Started, load: PathLoad): Target => ({
+      name,
+      server,
+      load,
+      requests: 0,
+      userMs: 0,
+      systemMs: 0,
+      events: new Map(),
+    });
+    const targets = [
+      target('baseline', baseline, { url: `${baseline.url}${CONFIG_PATH}`, expectStatus: 200 }),
+      target('same-work baseline', baseline, {
+        url: `${baseline.url}/same-work${CONFIG_PATH}`,
+        expectStatus: 200,
+      }),
+      target('config read straight', platform, paths.direct),
+      target('config read via gateway', platform, paths.gateway),
+      target('token endpoint', platform, paths.token),
+    ];
+    for (const { load } of targets)
+      await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 3 });
+    const windowSeconds = SECONDS / WINDOWS;
+    for (let window = 0; window < WINDOWS; window++) {
+      for (const measured of targets) {
+        const pid = measured.server.child.pid as number;
+        const before = processCpuMs(pid);
+        const counting = countEvents(pid);
+        const result = await runLoad({
+          ...measured.load,
+          connections: CONNECTIONS,
+          durationSeconds: windowSeconds,
+        });
+        const after = processCpuMs(pid);
+        measured.requests += result.requests;
+        measured.userMs += after.user - before.user;
+        measured.systemMs += after.total - after.user - (before.total - before.user);
+        for (const [event, count] of await counting.stop())
+          measured.events.set(event, (measured.events.get(event) ?? 0) + count);
+      }
+    }
+    const columns = perfWorks ? [...SYSCALLS, 'context-switches'] : [];
+    console.log(
+      `\nper request, ${SECONDS} s per target in ${WINDOWS} windows taken in turn, ${CONNECTIONS} connections${perfWorks ? '' : ' (perf unavailable: no system call counts)'}\n`,
+    );
+    console.log(
+      `${'target'.padEnd(24)} ${'req/s'.padStart(7)} ${'user µs'.padStart(8)} ${'sys µs'.padStart(7)} ${columns.map((name) => name.padStart(Math.max(7, name.length))).join(' ')}`,
+    );
+    for (const measured of targets) {
+      const per = (value: number) => value / Math.max(1, measured.requests);
+      console.log(
+        `${measured.name.padEnd(24)} ${(measured.requests / SECONDS).toFixed(0).padStart(7)} ${(1000 * per(measured.userMs)).toFixed(0).padStart(8)} ${(1000 * per(measured.systemMs)).toFixed(0).padStart(7)} ${columns
+          .map((name) =>
+            per(measured.events.get(name) ?? NaN)
+              .toFixed(2)
+              .padStart(Math.max(7, name.length)),
+          )
+          .join(' ')}`,
+      );
+    }
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
