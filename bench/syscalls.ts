@@ -1,16 +1,17 @@
 /**
- * Where a request's CPU time goes, user against kernel, and the system calls it makes: the
- * baseline, the same-work baseline and the platform's paths (straight read, gateway read,
- * token), each loaded by autocannon for BENCH_SECONDS (8) in BENCH_WINDOWS (2) windows taken
- * in turn, `perf stat` counting the system calls of the loaded process over each window.
- * Answers "does the platform make system calls the bare server does not?" (it makes the same
- * ones; its distance is user-space CPU). Needs PostgreSQL as `npm run bench` does, and
- * `perf` with tracepoints readable (kernel.perf_event_paranoid ≤ 2 as root, or ≤ -1);
- * without perf it prints the CPU split only.
- *
+ * Where a request's CPU time goes (user against kernel, and in PostgreSQL's processes) and
+ * the system calls it makes: the baseline, the same-work baseline and the platform's paths
+ * (straight read, gateway read, token), each loaded by autocannon for BENCH_SECONDS (8) in
+ * BENCH_WINDOWS (2) windows taken in turn, `perf stat` counting the system calls of the
+ * loaded process over each window. Answers "does the platform make system calls the bare
+ * server does not?" (it makes the same ones; its distance is user-space CPU). Needs
+ * PostgreSQL on this machine as `npm run bench` does (its CPU is read from /proc), and `perf`
+ * with tracepoints readable (kernel.perf_event_paranoid ≤ 2 as root, or ≤ -1); without perf
+ * it prints the CPU columns only. *
  *   npm run bench:syscalls
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { CONFIG_PATH, withBenchServers, type PathLoad } from './support/bench-platform';
 import { processCpuMs, runLoad, type Started } from './support/children';
 
@@ -51,6 +52,30 @@ function countEvents(pid: number): { stop(): Promise<Map<string, number>> } {
   };
 }
 
+/**
+ * CPU time of PostgreSQL on this machine so far, in ms (`/proc/<pid>/stat` of every postgres
+ * process, with the time of the children each has reaped: a backend that ended counts in its
+ * postmaster's). Taken around a target's runs, it is what the database spent meanwhile,
+ * its background work included.
+ */
+function postgresCpuMs(): number {
+  let ms = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1].split(' ');
+      // utime, stime, cutime, cstime: fields 14 to 17 of the whole line.
+      ms +=
+        (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ms;
+}
+
 interface Target {
   name: string;
   server: Started;
@@ -58,6 +83,7 @@ interface Target {
   requests: number;
   userMs: number;
   systemMs: number;
+  postgresMs: number;
   events: Map<string, number>;
 }
 
@@ -70,6 +96,7 @@ async function main(): Promise<void> {
       requests: 0,
       userMs: 0,
       systemMs: 0,
+      postgresMs: 0,
       events: new Map(),
     });
     const targets = [
@@ -89,6 +116,7 @@ async function main(): Promise<void> {
       for (const measured of targets) {
         const pid = measured.server.child.pid as number;
         const before = processCpuMs(pid);
+        const postgresBefore = postgresCpuMs();
         const counting = countEvents(pid);
         const result = await runLoad({
           ...measured.load,
@@ -96,6 +124,7 @@ async function main(): Promise<void> {
           durationSeconds: windowSeconds,
         });
         const after = processCpuMs(pid);
+        measured.postgresMs += postgresCpuMs() - postgresBefore;
         measured.requests += result.requests;
         measured.userMs += after.user - before.user;
         measured.systemMs += after.total - after.user - (before.total - before.user);
@@ -108,12 +137,12 @@ async function main(): Promise<void> {
       `\nper request, ${SECONDS} s per target in ${WINDOWS} windows taken in turn, ${CONNECTIONS} connections${perfWorks ? '' : ' (perf unavailable: no system call counts)'}\n`,
     );
     console.log(
-      `${'target'.padEnd(24)} ${'req/s'.padStart(7)} ${'user µs'.padStart(8)} ${'sys µs'.padStart(7)} ${columns.map((name) => name.padStart(Math.max(7, name.length))).join(' ')}`,
+      `${'target'.padEnd(24)} ${'req/s'.padStart(7)} ${'user µs'.padStart(8)} ${'sys µs'.padStart(7)} ${'pg µs'.padStart(6)} ${columns.map((name) => name.padStart(Math.max(7, name.length))).join(' ')}`,
     );
     for (const measured of targets) {
       const per = (value: number) => value / Math.max(1, measured.requests);
       console.log(
-        `${measured.name.padEnd(24)} ${(measured.requests / SECONDS).toFixed(0).padStart(7)} ${(1000 * per(measured.userMs)).toFixed(0).padStart(8)} ${(1000 * per(measured.systemMs)).toFixed(0).padStart(7)} ${columns
+        `${measured.name.padEnd(24)} ${(measured.requests / SECONDS).toFixed(0).padStart(7)} ${(1000 * per(measured.userMs)).toFixed(0).padStart(8)} ${(1000 * per(measured.systemMs)).toFixed(0).padStart(7)} ${(1000 * per(measured.postgresMs)).toFixed(0).padStart(6)} ${columns
           .map((name) =>
             per(measured.events.get(name) ?? NaN)
               .toFixed(2)
