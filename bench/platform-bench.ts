@@ -27,13 +27,13 @@ import { CONFIG_PATH, withBenchServers, type PathLoad } from './support/bench-pl
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
-/** Each comparison's sides take turns in this many windows (`measureInTurn`). */
-const WINDOWS = Number(process.env.BENCH_WINDOWS ?? '3');
+/** Each comparison's sides take turns in this many windows (`measureInTurn`), at least one. */
+const WINDOWS = Math.max(1, Math.floor(Number(process.env.BENCH_WINDOWS ?? '3')));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;
 const runs = (name: string) => ONLY === undefined || ONLY === name;
-/** BENCH_PROFILE=<dir>: a CPU profile of the platform over each measured run, `<dir>/<path>.cpuprofile`. */
+/** BENCH_PROFILE=<dir>: a CPU profile of the platform over each measured window, `<dir>/<path>-<window>.cpuprofile`. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 // The platform writes its profiles there; a missing directory would leave the run waiting.
 if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
@@ -50,9 +50,9 @@ const SKIPPED: Measured = {
 interface Row {
   name: string;
   result: Measured;
-  /** The baseline run just before this one. */
+  /** The baseline, measured in turn with this path. */
   base: Measured;
-  /** For the config reads: the same-work baseline, run just before this one too. */
+  /** For the config reads: the same-work baseline, measured in turn with it too. */
   sameWork?: Measured;
 }
 
@@ -63,7 +63,6 @@ interface Measured extends LoadResult {
   stolenPercent: number;
 }
 
-/** A warm-up, then one measured run; the CPU time `process` used during it is counted. */
 /** One server under load: what to load it with, and the name of its profile (platform only). */
 interface Side {
   options: PathLoad;
@@ -82,7 +81,8 @@ async function measureInTurn(sides: Side[]): Promise<Measured[]> {
   for (const side of sides) {
     await runLoad({ ...side.options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
   }
-  const windowSeconds = SECONDS / WINDOWS;
+  // autocannon ends a run on its one-second sampling tick: windows are whole seconds.
+  const windowSeconds = Math.max(1, Math.round(SECONDS / WINDOWS));
   const taken = sides.map(() => ({ runs: [] as ClosedLoopRun[], cpuMs: 0, total: 0, steal: 0 }));
   for (let window = 1; window <= WINDOWS; window++) {
     for (const [index, side] of sides.entries()) {
@@ -91,21 +91,27 @@ async function measureInTurn(sides: Side[]): Promise<Measured[]> {
         side.profileName && PROFILE_DIR
           ? join(PROFILE_DIR, `${side.profileName}-${window}.cpuprofile`)
           : undefined;
-      const before = processCpuMs(pid).total;
-      const machineBefore = machineCpuTicks();
-      const result = await withProfile(side.server.child, profile, () =>
-        runLoad({ ...side.options, connections: CONNECTIONS, durationSeconds: windowSeconds }),
-      );
-      const machineAfter = machineCpuTicks();
       const sum = taken[index];
-      sum.cpuMs += processCpuMs(pid).total - before;
-      sum.total += machineAfter.total - machineBefore.total;
-      sum.steal += machineAfter.steal - machineBefore.steal;
+      // Inside the profile's window: starting and writing a profile is not a request's CPU.
+      const result = await withProfile(side.server.child, profile, async () => {
+        const before = processCpuMs(pid).total;
+        const machineBefore = machineCpuTicks();
+        const loaded = await runLoad({
+          ...side.options,
+          connections: CONNECTIONS,
+          durationSeconds: windowSeconds,
+        });
+        const machineAfter = machineCpuTicks();
+        sum.cpuMs += processCpuMs(pid).total - before;
+        sum.total += machineAfter.total - machineBefore.total;
+        sum.steal += machineAfter.steal - machineBefore.steal;
+        return loaded;
+      });
       sum.runs.push(...(result.runs ?? []));
     }
   }
   return taken.map((sum) => {
-    const result = summarise(sum.runs, SECONDS);
+    const result = summarise(sum.runs);
     return {
       ...result,
       cpuUsPerRequest: (1000 * sum.cpuMs) / Math.max(1, result.requests),

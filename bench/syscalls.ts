@@ -5,18 +5,22 @@
  * BENCH_WINDOWS (2) windows taken in turn, `perf stat` counting the system calls of the
  * loaded process over each window. Answers "does the platform make system calls the bare
  * server does not?" (it makes the same ones; its distance is user-space CPU). Needs
- * PostgreSQL on this machine as `npm run bench` does (its CPU is read from /proc), and `perf`
- * with tracepoints readable (kernel.perf_event_paranoid ≤ 2 as root, or ≤ -1); without perf
- * it prints the CPU columns only. *
+ * PostgreSQL as `npm run bench` does (on this machine for its CPU column, read from /proc;
+ * `NaN` otherwise), and `perf` with the syscall tracepoints readable (as root with
+ * kernel.perf_event_paranoid ≤ 2); without perf it prints the CPU columns only. `errors`:
+ * answers of another status than expected, and socket errors.
+ *
  *   npm run bench:syscalls
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from 'pg';
 import { CONFIG_PATH, withBenchServers, type PathLoad } from './support/bench-platform';
 import { processCpuMs, runLoad, type Started } from './support/children';
+import { summarise, type ClosedLoopRun } from './support/load-runs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '8');
-const WINDOWS = Number(process.env.BENCH_WINDOWS ?? '2');
+const WINDOWS = Math.max(1, Math.floor(Number(process.env.BENCH_WINDOWS ?? '2')));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 const SYSCALLS = ['writev', 'write', 'read', 'futex', 'epoll_pwait'];
 const EVENTS = [...SYSCALLS.map((name) => `syscalls:sys_enter_${name}`), 'context-switches'];
@@ -37,7 +41,8 @@ function countEvents(pid: number): { stop(): Promise<Map<string, number>> } {
   });
   let output = '';
   perf.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => perf.once('exit', () => resolve()));
+  // 'close': its output read to the end, not only the process gone.
+  const exited = new Promise<void>((resolve) => perf.once('close', () => resolve()));
   return {
     async stop() {
       perf.kill('SIGINT');
@@ -52,23 +57,44 @@ function countEvents(pid: number): { stop(): Promise<Map<string, number>> } {
   };
 }
 
+/** `/proc/<pid>/stat` after the command name: field 3 (state) is at index 0. */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /**
- * CPU time of PostgreSQL on this machine so far, in ms (`/proc/<pid>/stat` of every postgres
- * process, with the time of the children each has reaped: a backend that ended counts in its
- * postmaster's). Taken around a target's runs, it is what the database spent meanwhile,
- * its background work included.
+ * The postmaster of the PostgreSQL server at `databaseUrl`, when it runs on this machine (the
+ * parent of a backend of ours), else undefined: its CPU cannot be read.
  */
-function postgresCpuMs(): number {
-  let ms = 0;
+async function postmasterOf(databaseUrl: string): Promise<number | undefined> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return Number(statFields(rows[0].pid)[1]);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * CPU time of that PostgreSQL server so far, in ms: its postmaster's, with the children it
+ * has reaped (a backend that ended), and its live children's (backends, background workers).
+ * Taken around a target's runs, it is what the database spent meanwhile, its background
+ * work (the platform's pollers) included.
+ */
+function postgresCpuMs(postmaster: number): number {
+  // utime, stime, cutime, cstime are fields 14 to 17.
+  const [, , , , , , , , , , , utime, stime, cutime, cstime] = statFields(postmaster).map(Number);
+  let ms = (utime + stime + cutime + cstime) * 10;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1].split(' ');
-      // utime, stime, cutime, cstime: fields 14 to 17 of the whole line.
-      ms +=
-        (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+      const fields = statFields(entry);
+      if (Number(fields[1]) === postmaster) ms += (Number(fields[11]) + Number(fields[12])) * 10;
     } catch {
       // The process ended between the listing and the read.
     }
@@ -80,7 +106,7 @@ interface Target {
   name: string;
   server: Started;
   load: PathLoad;
-  requests: number;
+  runs: ClosedLoopRun[];
   userMs: number;
   systemMs: number;
   postgresMs: number;
@@ -88,12 +114,14 @@ interface Target {
 }
 
 async function main(): Promise<void> {
-  await withBenchServers(async ({ baseline, platform, paths }) => {
+  await withBenchServers(async ({ baseline, platform, paths, databaseUrl }) => {
+    const postmaster = await postmasterOf(databaseUrl);
+    const databaseCpuMs = () => (postmaster === undefined ? NaN : postgresCpuMs(postmaster));
     const target = (name: string, server: Started, load: PathLoad): Target => ({
       name,
       server,
       load,
-      requests: 0,
+      runs: [],
       userMs: 0,
       systemMs: 0,
       postgresMs: 0,
@@ -111,12 +139,13 @@ async function main(): Promise<void> {
     ];
     for (const { load } of targets)
       await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 3 });
-    const windowSeconds = SECONDS / WINDOWS;
+    // autocannon ends a run on its one-second sampling tick: windows are whole seconds.
+    const windowSeconds = Math.max(1, Math.round(SECONDS / WINDOWS));
     for (let window = 0; window < WINDOWS; window++) {
       for (const measured of targets) {
         const pid = measured.server.child.pid as number;
         const before = processCpuMs(pid);
-        const postgresBefore = postgresCpuMs();
+        const postgresBefore = databaseCpuMs();
         const counting = countEvents(pid);
         const result = await runLoad({
           ...measured.load,
@@ -124,8 +153,8 @@ async function main(): Promise<void> {
           durationSeconds: windowSeconds,
         });
         const after = processCpuMs(pid);
-        measured.postgresMs += postgresCpuMs() - postgresBefore;
-        measured.requests += result.requests;
+        measured.postgresMs += databaseCpuMs() - postgresBefore;
+        measured.runs.push(...(result.runs ?? []));
         measured.userMs += after.user - before.user;
         measured.systemMs += after.total - after.user - (before.total - before.user);
         for (const [event, count] of await counting.stop())
@@ -137,12 +166,13 @@ async function main(): Promise<void> {
       `\nper request, ${SECONDS} s per target in ${WINDOWS} windows taken in turn, ${CONNECTIONS} connections${perfWorks ? '' : ' (perf unavailable: no system call counts)'}\n`,
     );
     console.log(
-      `${'target'.padEnd(24)} ${'req/s'.padStart(7)} ${'user µs'.padStart(8)} ${'sys µs'.padStart(7)} ${'pg µs'.padStart(6)} ${columns.map((name) => name.padStart(Math.max(7, name.length))).join(' ')}`,
+      `${'target'.padEnd(24)} ${'req/s'.padStart(7)} ${'user µs'.padStart(8)} ${'sys µs'.padStart(7)} ${'pg µs'.padStart(6)} ${'errors'.padStart(6)} ${columns.map((name) => name.padStart(Math.max(7, name.length))).join(' ')}`,
     );
     for (const measured of targets) {
-      const per = (value: number) => value / Math.max(1, measured.requests);
+      const { perSecond, requests, failures } = summarise(measured.runs);
+      const per = (value: number) => value / Math.max(1, requests);
       console.log(
-        `${measured.name.padEnd(24)} ${(measured.requests / SECONDS).toFixed(0).padStart(7)} ${(1000 * per(measured.userMs)).toFixed(0).padStart(8)} ${(1000 * per(measured.systemMs)).toFixed(0).padStart(7)} ${(1000 * per(measured.postgresMs)).toFixed(0).padStart(6)} ${columns
+        `${measured.name.padEnd(24)} ${perSecond.toFixed(0).padStart(7)} ${(1000 * per(measured.userMs)).toFixed(0).padStart(8)} ${(1000 * per(measured.systemMs)).toFixed(0).padStart(7)} ${(1000 * per(measured.postgresMs)).toFixed(0).padStart(6)} ${String(failures).padStart(6)} ${columns
           .map((name) =>
             per(measured.events.get(name) ?? NaN)
               .toFixed(2)

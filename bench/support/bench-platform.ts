@@ -105,6 +105,8 @@ export interface BenchServers {
   /** The platform as `npm start` runs it (bench/support/platform-server.ts). */
   platform: Started;
   paths: BenchPaths;
+  /** The database both run on. */
+  databaseUrl: string;
 }
 
 /**
@@ -120,7 +122,7 @@ export async function withBenchServers<T>(work: (servers: BenchServers) => Promi
     baseline = await startChild('baseline-server.ts', { DATABASE_URL: database.url });
     platform = await startChild('platform-server.ts', platformEnv(database.url, admin));
     const paths = await provisionBench(platform, admin);
-    return await work({ baseline, platform, paths });
+    return await work({ baseline, platform, paths, databaseUrl: database.url });
   } finally {
     await stopChild(platform?.child);
     await stopChild(baseline?.child);

@@ -41,7 +41,8 @@ export function childLog(logPrefix: string, script: string): string {
  * Forks bench/support/`script` and waits for its `ready` message. Its log goes to a file:
  * connections a load generator drops at the end of a run are logged, and would bury the
  * figures. BENCH_CPU_PROF=<dir> runs it with `--cpu-prof`, its profile in that directory;
- * BENCH_NODE_FLAGS adds Node flags (e.g. `--trace-gc`) to every process a bench starts.
+ * BENCH_NODE_FLAGS adds Node flags (e.g. `--trace-gc`, split on spaces) to every process
+ * started here (baselines, platform, chain); the load generator is not one of them.
  * `tree`: the script of another checkout (bench:ab's worktree), run in that checkout, with that
  * checkout's `npm start` options; `nodeFlags` come after them (the last of a flag counts).
  */

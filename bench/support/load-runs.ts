@@ -16,21 +16,24 @@ export interface ClosedLoopRun {
   unexpected: number;
 }
 
-/** The figures of closed-loop runs taken together, over `seconds` of load in all. */
-export function summarise(
-  runs: ClosedLoopRun[],
-  seconds: number,
-): Omit<LoadResult, 'runs' | 'launchLagMs'> {
+/**
+ * The figures of closed-loop runs taken together. The rate is over the time they really ran:
+ * autocannon stops a run on its next one-second sampling tick, after the duration asked.
+ */
+export function summarise(runs: ClosedLoopRun[]): Omit<LoadResult, 'runs' | 'launchLagMs'> {
+  if (runs.length === 0) throw new Error('no load run to summarise');
   const merged = aggregateResult(
     runs.map((run) => run.raw),
     { url: 'http://merged.invalid' },
   );
   const unexpected = runs.reduce((sum, run) => sum + run.unexpected, 0);
+  const seconds = runs.reduce((sum, run) => sum + (run.raw as { duration: number }).duration, 0);
   return {
     perSecond: merged.requests.total / seconds,
     p50: merged.latency.p50,
     p99: merged.latency.p99,
     requests: merged.requests.total,
-    failures: unexpected + merged.errors + merged.timeouts,
+    // A timeout counts among autocannon's errors too.
+    failures: unexpected + merged.errors,
   };
 }

@@ -36,7 +36,7 @@ export interface LoadResult {
    * process was not given the CPU in time). It is inside the latencies.
    */
   launchLagMs?: number;
-  /** The closed-loop runs behind this result, their histograms unmerged (`mergeLoads`). */
+  /** The closed-loop runs behind this result, their histograms unmerged (`summarise` in load-runs.ts). */
   runs?: ClosedLoopRun[];
 }
 
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     });
   });
   const output: LoadResult = {
-    ...summarise([{ raw, unexpected }], options.durationSeconds),
+    ...summarise([{ raw, unexpected }]),
     runs: [{ raw, unexpected }],
   };
   process.stdout.write(`${JSON.stringify(output)}\n`);
