@@ -6,8 +6,9 @@
  * targets are read off the output (see bench/README.md).
  *
  * Needs PostgreSQL as the tests do (DATABASE_URL's server, or one on 127.0.0.1:5432).
- * BENCH_SECONDS (default 10) sets the length of each measured run, BENCH_CONNECTIONS (50)
- * the concurrent connections of the load generator.
+ * BENCH_SECONDS (default 10) sets the measured time of each side of a comparison, in
+ * BENCH_WINDOWS (3) windows of whole seconds taken in turn, and the length of the fixed-rate
+ * runs; BENCH_CONNECTIONS (50) the concurrent connections of the load generator.
  */
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
 /** Each comparison's sides take turns in this many windows (`measureInTurn`), at least one. */
 const WINDOWS = Math.max(1, Math.floor(Number(process.env.BENCH_WINDOWS ?? '3')));
+/** autocannon ends a run on its one-second sampling tick: windows are whole seconds. */
+const WINDOW_SECONDS = Math.max(1, Math.round(SECONDS / WINDOWS));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;
@@ -72,8 +75,8 @@ interface Side {
 
 /**
  * The sides of one comparison (a baseline, the same-work baseline, a path), each warmed up,
- * then measured in WINDOWS windows taken in turn (base, same work, path, base, …), SECONDS in
- * all per side: a host whose speed drifts from one minute to the next slows every side
+ * then measured in WINDOWS windows of WINDOW_SECONDS taken in turn (base, same work, path,
+ * base, …): a host whose speed drifts from one minute to the next slows every side
  * alike, and a ratio is taken over the same minutes. Each side's figures are over all of its
  * windows (autocannon's histograms merged); its CPU time is its server's over those windows.
  */
@@ -81,8 +84,6 @@ async function measureInTurn(sides: Side[]): Promise<Measured[]> {
   for (const side of sides) {
     await runLoad({ ...side.options, connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS });
   }
-  // autocannon ends a run on its one-second sampling tick: windows are whole seconds.
-  const windowSeconds = Math.max(1, Math.round(SECONDS / WINDOWS));
   const taken = sides.map(() => ({ runs: [] as ClosedLoopRun[], cpuMs: 0, total: 0, steal: 0 }));
   for (let window = 1; window <= WINDOWS; window++) {
     for (const [index, side] of sides.entries()) {
@@ -99,7 +100,7 @@ async function measureInTurn(sides: Side[]): Promise<Measured[]> {
         const loaded = await runLoad({
           ...side.options,
           connections: CONNECTIONS,
-          durationSeconds: windowSeconds,
+          durationSeconds: WINDOW_SECONDS,
         });
         const machineAfter = machineCpuTicks();
         sum.cpuMs += processCpuMs(pid).total - before;
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
     const rss = rssMb(platform.child.pid);
 
     console.log(
-      `\n${CONNECTIONS} connections, ${SECONDS} s per path after ${WARM_UP_SECONDS} s of warm-up, in ${WINDOWS} windows taken in turn with its baselines; load from a separate process\n`,
+      `\n${CONNECTIONS} connections, ${WINDOWS * WINDOW_SECONDS} s per path after ${WARM_UP_SECONDS} s of warm-up, in ${WINDOWS} windows taken in turn with its baselines; load from a separate process\n`,
     );
     console.log(
       `${'path'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'base req/s'.padStart(11)} ${'× base'.padStart(7)} ${'CPU µs/req'.padStart(11)} ${'base CPU'.padStart(9)} ${'stolen %'.padStart(9)}`,
