@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     }
     const columns = perfWorks ? [...SYSCALLS, 'context-switches'] : [];
     console.log(
-      `\nper request, ${SECONDS} s per target in ${WINDOWS} windows taken in turn, ${CONNECTIONS} connections${perfWorks ? '' : ' (perf unavailable: no system call counts)'}\n`,
+      `\nper request, ${WINDOWS * windowSeconds} s per target in ${WINDOWS} windows taken in turn, ${CONNECTIONS} connections${perfWorks ? '' : ' (perf unavailable: no system call counts)'}\n`,
     );
     console.log(
       `${'target'.padEnd(24)} ${'req/s'.padStart(7)} ${'user µs'.padStart(8)} ${'sys µs'.padStart(7)} ${'pg µs'.padStart(6)} ${'errors'.padStart(6)} ${columns.map((name) => name.padStart(Math.max(7, name.length))).join(' ')}`,
