@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult } from './support/load';
-import { summarise, type ClosedLoopRun } from './support/load-runs';
+import { summarise, wholeSecondWindows, type ClosedLoopRun } from './support/load-runs';
 import {
   machineCpuTicks,
   processCpuMs,
@@ -30,8 +30,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const WARM_UP_SECONDS = 3;
 /** Each comparison's sides take turns in this many windows (`measureInTurn`), at least one. */
 const WINDOWS = Math.max(1, Math.floor(Number(process.env.BENCH_WINDOWS ?? '3')));
-/** autocannon ends a run on its one-second sampling tick: windows are whole seconds. */
-const WINDOW_SECONDS = Math.max(1, Math.round(SECONDS / WINDOWS));
+const WINDOW_SECONDS = wholeSecondWindows(SECONDS, WINDOWS);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 /** BENCH_ONLY=direct (or gateway, token): that path alone after the baseline, e.g. to profile it. */
 const ONLY = process.env.BENCH_ONLY;

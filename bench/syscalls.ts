@@ -13,11 +13,11 @@
  *   npm run bench:syscalls
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Client } from 'pg';
 import { CONFIG_PATH, withBenchServers, type PathLoad } from './support/bench-platform';
-import { processCpuMs, runLoad, type Started } from './support/children';
-import { summarise, type ClosedLoopRun } from './support/load-runs';
+import { processCpuMs, procStatFields, runLoad, type Started } from './support/children';
+import { summarise, wholeSecondWindows, type ClosedLoopRun } from './support/load-runs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '8');
 const WINDOWS = Math.max(1, Math.floor(Number(process.env.BENCH_WINDOWS ?? '2')));
@@ -57,12 +57,6 @@ function countEvents(pid: number): { stop(): Promise<Map<string, number>> } {
   };
 }
 
-/** `/proc/<pid>/stat` after the command name: field 3 (state) is at index 0. */
-function statFields(pid: number | string): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
 /**
  * The postmaster of the PostgreSQL server at `databaseUrl`, when it runs on this machine (the
  * parent of a backend of ours), else undefined: its CPU cannot be read.
@@ -72,7 +66,7 @@ async function postmasterOf(databaseUrl: string): Promise<number | undefined> {
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return Number(statFields(rows[0].pid)[1]);
+    return Number(procStatFields(rows[0].pid)[1]);
   } catch {
     return undefined;
   } finally {
@@ -88,12 +82,13 @@ async function postmasterOf(databaseUrl: string): Promise<number | undefined> {
  */
 function postgresCpuMs(postmaster: number): number {
   // utime, stime, cutime, cstime are fields 14 to 17.
-  const [, , , , , , , , , , , utime, stime, cutime, cstime] = statFields(postmaster).map(Number);
+  const [, , , , , , , , , , , utime, stime, cutime, cstime] =
+    procStatFields(postmaster).map(Number);
   let ms = (utime + stime + cutime + cstime) * 10;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const fields = statFields(entry);
+      const fields = procStatFields(entry);
       if (Number(fields[1]) === postmaster) ms += (Number(fields[11]) + Number(fields[12])) * 10;
     } catch {
       // The process ended between the listing and the read.
@@ -139,8 +134,7 @@ async function main(): Promise<void> {
     ];
     for (const { load } of targets)
       await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 3 });
-    // autocannon ends a run on its one-second sampling tick: windows are whole seconds.
-    const windowSeconds = Math.max(1, Math.round(SECONDS / WINDOWS));
+    const windowSeconds = wholeSecondWindows(SECONDS, WINDOWS);
     for (let window = 0; window < WINDOWS; window++) {
       for (const measured of targets) {
         const pid = measured.server.child.pid as number;

@@ -121,10 +121,19 @@ function askChild(child: ChildProcess, message: object, answer: string): Promise
   });
 }
 
+/**
+ * Linux `/proc/<pid>/stat` after the command name (which may hold spaces and parentheses):
+ * index 0 is field 3 (state), index 1 the parent's pid, 11 and 12 utime and stime, 13 and
+ * 14 the CPU time of reaped children, all in ticks of 10 ms.
+ */
+export function procStatFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU time a process has used so far, in ms (Linux `/proc/<pid>/stat`, ticks of 10 ms). */
 export function processCpuMs(pid: number | undefined): { user: number; total: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the whole line.
+  const fields = procStatFields(String(pid));
   const user = Number(fields[11]) * 10;
   return { user, total: user + Number(fields[12]) * 10 };
 }

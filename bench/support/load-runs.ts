@@ -37,3 +37,11 @@ export function summarise(runs: ClosedLoopRun[]): Omit<LoadResult, 'runs' | 'lau
     failures: unexpected + merged.errors,
   };
 }
+
+/**
+ * The length of each of `windows` windows sharing `seconds`: whole seconds, at least one,
+ * since autocannon ends a run only on its one-second sampling tick.
+ */
+export function wholeSecondWindows(seconds: number, windows: number): number {
+  return Math.max(1, Math.round(seconds / windows));
+}
