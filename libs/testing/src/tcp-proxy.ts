@@ -5,6 +5,8 @@ interface Link {
   upstream: Socket;
   /** The client sent the armed commit trap's pattern: its next COMMIT loses its answer. */
   trapped?: boolean;
+  /** Piped both ways (a second pipe would send every byte twice). */
+  flowing?: boolean;
 }
 
 interface ProxyState {
@@ -141,12 +143,16 @@ function springCommitTrap(state: ProxyState, link: Link, chunk: Buffer): void {
   }, COMMIT_GRACE_MS).unref();
 }
 
-function flow({ client, upstream }: Link): void {
-  client.pipe(upstream);
-  upstream.pipe(client);
+function flow(link: Link): void {
+  if (link.flowing) return;
+  link.flowing = true;
+  link.client.pipe(link.upstream);
+  link.upstream.pipe(link.client);
 }
 
-function pause({ client, upstream }: Link): void {
+function pause(link: Link): void {
+  link.flowing = false;
+  const { client, upstream } = link;
   client.unpipe(upstream);
   upstream.unpipe(client);
   client.pause();
