@@ -1,5 +1,6 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { PreparingClient } from './prepared-statements';
+import { watchStatementDeadline } from './query-deadline';
 
 type MigrationClass = new () => unknown;
 
@@ -19,7 +20,16 @@ export interface DatabaseOptions {
    * a connection's prepared statements). Default: repeated statements are prepared.
    */
   preparedStatements?: boolean;
+  /**
+   * A statement the database has not answered in this many milliseconds fails, its
+   * connection closed (query-deadline.ts); from the end of the migrations on. 0 or absent:
+   * statements may wait as long as the server takes.
+   */
+  statementDeadlineMs?: number;
 }
+
+/** The longest a caller waits for a connection of the pool. */
+const MAX_ACQUIRE_MS = 10_000;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -40,11 +50,15 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     migrationsRun: false,
     applicationName: options.applicationName ?? `comanda-${options.schema}`,
     // Every acquire has a deadline: an exhausted pool or an unreachable server fails the
-    // caller (a consumer then pauses) instead of queueing it forever.
+    // caller (a consumer then pauses) instead of queueing it forever; a shorter statement
+    // deadline bounds it too, so a frozen server fails every request within that.
     // Repeated statements are prepared once per connection (prepared-statements.ts).
     extra: {
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: Math.min(
+        MAX_ACQUIRE_MS,
+        options.statementDeadlineMs || MAX_ACQUIRE_MS,
+      ),
       ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
     },
   });
@@ -64,6 +78,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     await dataSource.destroy();
     throw error;
   }
+  // Migrations may take long (an index on a large table): only what follows has a deadline.
+  if (options.statementDeadlineMs) watchStatementDeadline(dataSource, options.statementDeadlineMs);
   return dataSource;
 }
 

@@ -6,3 +6,4 @@ export { sqlRows } from './sql-rows';
 export { entityColumns } from './entity-columns';
 export type { EntityColumns } from './entity-columns';
 export { databaseUnavailable } from './database-unavailable';
+export { DatabaseStalledError, watchStatementDeadline } from './query-deadline';

@@ -4,7 +4,7 @@ import type { Tx } from './unit-of-work';
 
 const pools = new WeakMap<DataSource, Pool>();
 
-function poolOf(dataSource: DataSource): Pool {
+export function poolOf(dataSource: DataSource): Pool {
   let pool = pools.get(dataSource);
   if (!pool) {
     // TypeORM's PostgresDriver keeps its pg Pool as `master`.

@@ -83,6 +83,7 @@ async function startInScope(
           migrations: schemaMigrations(definition, options.env),
           poolSize: config.DB_POOL_SIZE,
           preparedStatements: config.DB_PREPARED_STATEMENTS === 'true',
+          statementDeadlineMs: config.DB_STATEMENT_DEADLINE_MS,
           applicationName: `comanda-${definition.name}`,
         })
       : undefined;

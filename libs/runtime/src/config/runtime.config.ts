@@ -62,6 +62,15 @@ export class RuntimeConfig {
   @IsIn(['true', 'false'])
   DB_PREPARED_STATEMENTS: 'true' | 'false' = 'true';
 
+  /**
+   * A statement PostgreSQL has not answered in this many milliseconds fails and its
+   * connection is closed (a frozen server answers 503 then, not at the gateway's upstream
+   * timeout). Keep it under `GATEWAY_UPSTREAM_TIMEOUT_MS`; 0: no deadline.
+   */
+  @IsInt()
+  @Min(0)
+  DB_STATEMENT_DEADLINE_MS: number = 10000;
+
   @IsInt()
   @Min(10)
   OUTBOX_POLL_MS: number = 1000;
