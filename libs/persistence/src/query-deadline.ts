@@ -50,7 +50,7 @@ export function watchStatementDeadline(dataSource: DataSource, deadlineMs: numbe
   const seen = new WeakMap<object, { query: object; since: number }>();
   const sweep = (): void => {
     // A pool without its list (another pg-pool) is not watched rather than crashing the
-    // process from a timer; statement-deadline.spec.ts fails then.
+    // process from a timer; database-unavailable.spec.ts fails then.
     if (!dataSource.isInitialized || !Array.isArray(pool._clients)) return stop();
     const now = Date.now();
     for (const client of pool._clients as unknown as WatchedClient[]) {

@@ -1,8 +1,9 @@
-import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { InProcessBus } from '@comanda/messaging';
 import { sqlRows, UnitOfWork } from '@comanda/persistence';
 import { Public } from '@comanda/security';
 import { createTestDatabase, TcpProxy, waitFor, type TestDatabase } from '@comanda/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { RunningService, ServiceDefinition } from './service-definition';
 import { startService } from './start-service';
@@ -30,6 +31,17 @@ class LedgerController {
       return row;
     });
   }
+
+  /** Needs `ledger.entries` (the stall test makes it). */
+  @Post(':id')
+  @Public()
+  @HttpCode(200)
+  enter(@Param('id') id: string): Promise<{ id: string }> {
+    return this.unitOfWork.run(async (tx) => {
+      await sqlRows(tx, 'INSERT INTO ledger.entries (id) VALUES ($1)', [id]);
+      return { id };
+    });
+  }
 }
 
 /** A read where the spec lists the statuses: the configuration group. */
@@ -53,6 +65,32 @@ const ledger: ServiceDefinition = {
   database: { schema: 'ledger', entities: [], migrations: [] },
   module: LedgerModule,
 };
+
+async function callService(service: RunningService, method: 'GET' | 'POST', path: string) {
+  const started = Date.now();
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { 'x-api-version': '0' },
+  });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Record<string, unknown>,
+    ms: Date.now() - started,
+  };
+}
+
+/** A 503 that says "try again" and nothing of the error behind it. */
+function expectUnavailable(answer: Awaited<ReturnType<typeof callService>>): void {
+  expect(answer).toMatchObject({
+    status: 503,
+    retryAfter: expect.stringMatching(/^[1-9][0-9]*$/),
+    body: { status: 503, code: 'service.unavailable' },
+  });
+  expect(answer.type).toMatch(/^application\/problem\+json/);
+  expect(JSON.stringify(answer.body)).not.toMatch(/ECONN|ETIMEDOUT|terminated|stall|5432|at /);
+}
 
 /**
  * A request that needs the database while PostgreSQL cannot be reached (a restart, a
@@ -87,18 +125,7 @@ describe('requests while the database is unreachable', () => {
     await database?.drop();
   });
 
-  const call = async (method: 'GET' | 'POST', path = '/ledger') => {
-    const response = await fetch(`${service.url}${path}`, {
-      method,
-      headers: { 'x-api-version': '0' },
-    });
-    return {
-      status: response.status,
-      type: response.headers.get('content-type'),
-      retryAfter: response.headers.get('retry-after'),
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  };
+  const call = (method: 'GET' | 'POST', path = '/ledger') => callService(service, method, path);
 
   it('answers 503 service.unavailable with Retry-After, and serves again once it is back', async () => {
     expect((await call('GET')).body).toEqual({ n: 1 });
@@ -107,14 +134,7 @@ describe('requests while the database is unreachable', () => {
     // The pool's open connections are cut, and new ones are refused.
     proxy.goDown();
     for (const method of ['GET', 'POST', 'GET', 'POST'] as const) {
-      const answer = await call(method);
-      expect(answer).toMatchObject({
-        status: 503,
-        retryAfter: expect.stringMatching(/^[1-9][0-9]*$/),
-        body: { status: 503, code: 'service.unavailable' },
-      });
-      expect(answer.type).toMatch(/^application\/problem\+json/);
-      expect(JSON.stringify(answer.body)).not.toMatch(/ECONN|terminated|5432|at /);
+      expectUnavailable(await call(method));
     }
 
     // Prometheus keeps its scrape: every metric, the database's counts unknown.
@@ -140,4 +160,86 @@ describe('requests while the database is unreachable', () => {
     expect((await call('GET', '/entities/shop/ledger')).body).toEqual({ n: 3 });
     expect(await call('POST')).toMatchObject({ status: 200, body: { n: 2 } });
   });
+});
+
+/**
+ * PostgreSQL stalls without closing its connections (a frozen server, a network that drops
+ * packets): a statement it has not answered within DB_STATEMENT_DEADLINE_MS fails and its
+ * connection is closed (ADR 0057), so the request answers 503 at once rather than at the
+ * gateway's upstream timeout, and its write is rolled back rather than committed once the
+ * server answers again.
+ */
+describe('requests while the database stalls', () => {
+  const deadlineMs = 1000;
+  let database: TestDatabase;
+  let direct: Client;
+  let proxy: TcpProxy;
+  let bus: InProcessBus;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('db_stall');
+    direct = new Client({ connectionString: database.url });
+    await direct.connect();
+    await direct.query('CREATE SCHEMA ledger');
+    await direct.query('CREATE TABLE ledger.entries (id text PRIMARY KEY)');
+    const target = new URL(database.url);
+    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    bus = new InProcessBus();
+    service = await startService(ledger, {
+      port: 0,
+      databaseUrl: proxy.urlFor(database.url),
+      bus,
+      env: { LOG_LEVEL: 'silent', DB_POOL_SIZE: '2', DB_STATEMENT_DEADLINE_MS: String(deadlineMs) },
+      topology: [],
+    });
+  });
+
+  afterAll(async () => {
+    proxy?.resume();
+    await service?.close();
+    await bus?.close();
+    await proxy?.stop();
+    await direct?.end();
+    await database?.drop();
+  });
+
+  const call = (method: 'GET' | 'POST', path: string) => callService(service, method, path);
+  const stored = async (id: string): Promise<boolean> =>
+    (await direct.query('SELECT 1 FROM ledger.entries WHERE id = $1', [id])).rowCount === 1;
+
+  it('answers 503 within the deadline, rolls the write back, and serves again once it answers', async () => {
+    expect(await call('POST', '/ledger/before')).toMatchObject({ status: 200 });
+
+    proxy.stall();
+    // The pool's two connections are caught by the deadline (the service's pollers hold
+    // one now and then), then a new one cannot be opened within it.
+    for (const [method, path] of [
+      ['POST', '/ledger/during'],
+      ['GET', '/ledger'],
+      ['POST', '/ledger/during'],
+    ] as const) {
+      const answer = await call(method, path);
+      expectUnavailable(answer);
+      // The deadline and two sweeps, or the deadline to connect: never the gateway's 30 s.
+      expect(answer.ms).toBeLessThan(5 * deadlineMs);
+    }
+    // The configuration group answers only the statuses the spec lists (ADR 0054).
+    expect(await call('GET', '/entities/shop/ledger')).toMatchObject({
+      status: 500,
+      body: { status: 500, code: 'service.unavailable' },
+    });
+
+    proxy.resume();
+    await waitFor(
+      'reads to succeed again',
+      async () => (await call('GET', '/ledger')).status === 200,
+    );
+    // What the stalled transaction sent reached the server with the closed connection behind
+    // it: nothing of it was committed.
+    expect(await stored('during')).toBe(false);
+    expect(await call('POST', '/ledger/after')).toMatchObject({ status: 200 });
+    expect(await stored('before')).toBe(true);
+    expect(await stored('after')).toBe(true);
+  }, 60_000);
 });
