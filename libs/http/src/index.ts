@@ -16,6 +16,8 @@ export {
 export type { LogFormat } from './logging/logging.module';
 export { markForwarded, markForwardedConnection } from './logging/request-logging';
 export { ProblemError } from './problem/problem.error';
+export { OAuthError } from './problem/oauth.error';
+export type { OAuthErrorCode } from './problem/oauth.error';
 export type { ProblemErrorOptions } from './problem/problem.error';
 export { PROBLEM_CONTENT_TYPE, problemTypeUri } from './problem/problem-details';
 export type { ProblemDetails, ProblemFieldError } from './problem/problem-details';

@@ -245,12 +245,14 @@ describe('rows 6-9 and the low rows: bodies, input, operational endpoints and er
             continue;
           }
           // Refused from its headers before any body is parsed: a route that takes another
-          // media type (415); partner events are raw bytes checked against a signature first.
-          const refusedEarlier =
-            (answer.status === 415 && (otherBody || TOKEN_ENDPOINT.test(path))) ||
-            (answer.status === 401 && PARTNER_EVENTS.test(path));
+          // media type (415; OAuth's invalid_request at the token endpoint); partner events
+          // are raw bytes checked against a signature first.
           const guarded =
             answer.status === 400 && (JSON.parse(answer.text) as { code?: string }).code;
+          const refusedEarlier =
+            (answer.status === 415 && otherBody) ||
+            (guarded === 'oauth.invalid_request' && TOKEN_ENDPOINT.test(path)) ||
+            (answer.status === 401 && PARTNER_EVENTS.test(path));
           if (!refusedEarlier && guarded !== 'request.invalid') {
             failures.push(
               `${surface.name}: ${method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`,

@@ -114,8 +114,9 @@ describe('auth: tokens and their verification through the gateway', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: reader.clientId }),
     });
-    // The gateway admits only form bodies on the token endpoint.
-    expect(json.status).toBe(415);
+    // The gateway admits only form bodies on the token endpoint, and says so as OAuth does.
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({ error: 'invalid_request' });
   });
 
   it('gives no token for a tenant the client is not granted (unauthorized_client)', async () => {

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { problemFromFastifyError } from '../fastify/fastify-errors';
 import { allowedMethods, MethodNotAllowedError } from '../routing/allowed-methods';
 import { problemFromDatabaseError } from './database-errors';
+import { OAuthError } from './oauth.error';
 import { ProblemError } from './problem.error';
 import { problemForStatus } from './status-problems';
 
@@ -88,13 +89,28 @@ function withinListedStatuses(mapped: MappedProblem, request: FastifyRequest): M
   return mapped;
 }
 
+/** The token endpoint: under a tenant's path, or at the root of its own issuer host. */
+const TOKEN_ENDPOINT = /^(?:\/auth\/[^/?]+)?\/connect\/token(?:\?|$)/;
+
+/**
+ * The token endpoint speaks OAuth (RFC 6749 §5.2): a body that is not a form, refused for its
+ * media type before the endpoint (by the gateway, or by a service with no parser for it), is
+ * the `invalid_request` an OAuth client reads, not a 415 problem.
+ */
+function withinOAuth(mapped: MappedProblem, request: FastifyRequest): MappedProblem {
+  const { problem } = mapped;
+  if (problem.status !== 415 || !TOKEN_ENDPOINT.test(request.url)) return mapped;
+  return { ...mapped, problem: new OAuthError('invalid_request', problem.detail ?? problem.title) };
+}
+
 /** Every thrown value, as the problem the client sees. */
 export function exceptionToProblem(
   exception: unknown,
   request: FastifyRequest,
   domainProblems?: DomainProblems,
 ): MappedProblem {
-  return withinListedStatuses(mapException(exception, request, domainProblems), request);
+  const mapped = mapException(exception, request, domainProblems);
+  return withinOAuth(withinListedStatuses(mapped, request), request);
 }
 
 function mapException(

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { throwError, type Observable } from 'rxjs';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem, type DomainProblems } from './exception-to-problem';
-import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
+import { problemBody } from './problem-details';
 import { logProblem, writeProblem } from './reply-with-problem';
 
 /** The one place where any error of an HTTP request becomes `application/problem+json`. */
@@ -46,7 +46,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .status(problem.status)
       .headers(problem.headers)
       .header(REQUEST_ID_HEADER, requestId)
-      .header('content-type', PROBLEM_CONTENT_TYPE)
+      .header('content-type', problem.mediaType)
       .send(JSON.stringify(problemBody(problem, requestId)));
   }
 }

@@ -30,6 +30,7 @@ export function problemTypeUri(code: string): string {
 /** The body a problem is answered with. */
 export function problemBody(problem: ProblemError, requestId: string): ProblemDetails {
   return {
+    ...problem.members,
     type: problemTypeUri(problem.code),
     title: problem.title,
     status: problem.status,

@@ -1,4 +1,4 @@
-import type { ProblemFieldError } from './problem-details';
+import { PROBLEM_CONTENT_TYPE, type ProblemFieldError } from './problem-details';
 
 export interface ProblemErrorOptions {
   status: number;
@@ -11,6 +11,13 @@ export interface ProblemErrorOptions {
   /** Sent with the response, e.g. `WWW-Authenticate` or `Retry-After`. */
   headers?: Record<string, string>;
   cause?: unknown;
+  /**
+   * Members the body starts with, before the problem's own (RFC 9457 extension members): a
+   * protocol that names its own error fields, as OAuth does (`error`, `error_description`).
+   */
+  members?: Record<string, string>;
+  /** The answer's Content-Type; problem+json unless a protocol asks for another. */
+  mediaType?: string;
 }
 
 /**
@@ -25,6 +32,8 @@ export class ProblemError extends Error {
   readonly detail: string | undefined;
   readonly errors: ProblemFieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly members: Readonly<Record<string, string>> | undefined;
+  readonly mediaType: string;
 
   constructor(options: ProblemErrorOptions) {
     super(
@@ -38,5 +47,7 @@ export class ProblemError extends Error {
     this.detail = options.detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.members = options.members;
+    this.mediaType = options.mediaType ?? PROBLEM_CONTENT_TYPE;
   }
 }

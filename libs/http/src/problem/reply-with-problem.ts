@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 import { exceptionToProblem, type MappedProblem } from './exception-to-problem';
-import { PROBLEM_CONTENT_TYPE, problemBody } from './problem-details';
+import { problemBody } from './problem-details';
 import type { ProblemError } from './problem.error';
 
 /** Where a request's unexpected error or outage goes (a Nest `Logger`). */
@@ -105,7 +105,7 @@ function sendProblem(reply: FastifyReply, problem: ProblemError, requestId: stri
     .status(problem.status)
     .headers(problem.headers)
     .header(REQUEST_ID_HEADER, requestId)
-    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .header('content-type', problem.mediaType)
     .send(JSON.stringify(problemBody(problem, requestId)));
 }
 
@@ -115,6 +115,6 @@ export function writeProblem(response: ServerResponse, problem: ProblemError, re
   response.statusCode = problem.status;
   for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
   response.setHeader(REQUEST_ID_HEADER, requestId);
-  response.setHeader('content-type', PROBLEM_CONTENT_TYPE);
+  response.setHeader('content-type', problem.mediaType);
   response.end(JSON.stringify(problemBody(problem, requestId)));
 }

@@ -256,13 +256,25 @@ describe.each([
       expect(refused.status).toBe(415);
     });
 
-    it('requires a form body at the token endpoint', async () => {
-      const response = await send(gateway.url, '/auth/acme/connect/token', {
-        method: 'POST',
-        headers: JSON_TYPE,
-        body: '{"grant_type":"client_credentials"}',
-      });
-      expect(response.status).toBe(415);
+    it('requires a form body at the token endpoint, refusing another as OAuth does (invalid_request)', async () => {
+      const before = upstreams.auth.seen.length;
+      for (const path of ['/auth/acme/connect/token', '/connect/token']) {
+        const response = await send(gateway.url, path, {
+          method: 'POST',
+          headers: JSON_TYPE,
+          body: '{"grant_type":"client_credentials"}',
+        });
+        expect(response.status).toBe(400);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(response.headers['cache-control']).toBe('no-store');
+        expect(response.json()).toMatchObject({
+          error: 'invalid_request',
+          error_description: expect.stringContaining('application/x-www-form-urlencoded'),
+          status: 400,
+          code: 'oauth.invalid_request',
+        });
+      }
+      expect(upstreams.auth.seen.length).toBe(before);
     });
   });
 

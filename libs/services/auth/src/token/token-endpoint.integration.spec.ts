@@ -106,6 +106,24 @@ describe('token endpoint of the auth service', () => {
     expect(await viaBasic.json()).toMatchObject({ error: 'invalid_client' });
   });
 
+  it('answers a body that is not a form with invalid_request, whatever its media type', async () => {
+    for (const [type, body] of [
+      ['application/json', '{"grant_type":"client_credentials"}'],
+      ['text/xml', '<grant_type>client_credentials</grant_type>'],
+    ]) {
+      const response = await token('platform', body, { 'content-type': type });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.json()).toMatchObject({
+        error: 'invalid_request',
+        error_description: expect.any(String),
+        status: 400,
+        code: 'oauth.invalid_request',
+      });
+    }
+  });
+
   it('answers 404 for a tenant path that is no tenant id, on the token and key endpoints', async () => {
     const tokenResponse = await token(
       '%00',

@@ -1,20 +1,25 @@
-import { OAuthError } from './oauth.error';
+import { OAuthError } from '@comanda/http';
 import { parseTokenRequest } from './token-request';
 
 const FORM = 'application/x-www-form-urlencoded';
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
+/** The OAuth error `run` throws, with the Basic challenge it answers with, if any. */
 function errorOf(run: () => unknown): {
   error: string;
   status: number;
-  headers: Record<string, string>;
+  challenge: string | null;
 } {
   try {
     run();
   } catch (caught) {
     if (caught instanceof OAuthError)
-      return { error: caught.error, status: caught.status, headers: caught.headers };
+      return {
+        error: caught.error,
+        status: caught.status,
+        challenge: caught.headers['www-authenticate'] ?? null,
+      };
     throw caught;
   }
   throw new Error('expected an OAuthError');
@@ -79,14 +84,14 @@ describe('parseTokenRequest', () => {
     ).toEqual({
       error: 'invalid_client',
       status: 401,
-      headers: {},
+      challenge: null,
     });
     expect(
       errorOf(() => parseTokenRequest({ grant_type: 'client_credentials' }, FORM, basic('c', ''))),
     ).toEqual({
       error: 'invalid_client',
       status: 401,
-      headers: { 'WWW-Authenticate': 'Basic realm="comanda"' },
+      challenge: 'Basic realm="comanda"',
     });
   });
 });

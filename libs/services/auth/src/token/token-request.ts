@@ -1,5 +1,4 @@
-import { MAX_IDENTIFIER_LENGTH } from '@comanda/http';
-import { OAuthError } from './oauth.error';
+import { MAX_IDENTIFIER_LENGTH, OAuthError } from '@comanda/http';
 
 /** A client credentials request, as parsed from the form and the Authorization header. */
 export interface TokenRequest {

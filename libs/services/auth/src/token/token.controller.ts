@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JSONWebKeySet } from 'jose';
@@ -6,7 +6,6 @@ import { Public } from '@comanda/security';
 import { TenantService } from '../tenants/tenant.service';
 import { SigningKeyService } from '../keys/signing-key.service';
 import { DiscoveryService } from './discovery.service';
-import { OAuthErrorFilter } from './oauth-error.filter';
 import { parseTokenRequest } from './token-request';
 import { TokenService, type TokenResponse } from './token.service';
 import { DiscoveryDocumentView, JsonWebKeySetView, TokenResponseView } from './token.views';
@@ -29,7 +28,6 @@ const TOKEN_REQUEST_SCHEMA = {
 
 @Controller()
 @Public()
-@UseFilters(OAuthErrorFilter)
 @ApiTags('auth')
 export class TokenController {
   constructor(

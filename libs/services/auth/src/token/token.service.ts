@@ -10,7 +10,7 @@ import { SecretHasher } from '../crypto/secret-hasher';
 import { SigningKeyService } from '../keys/signing-key.service';
 import { TenantNotFoundError } from '../auth.errors';
 import { FailedAttemptsService, type AttemptSubjects } from './failed-attempts.service';
-import { OAuthError } from './oauth.error';
+import { OAuthError } from '@comanda/http';
 import type { TokenRequest } from './token-request';
 
 /** The token response of the spec, exactly. */

@@ -1,0 +1,40 @@
+import { ProblemError } from './problem.error';
+
+/** The error codes of RFC 6749 §5.2. */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope';
+
+/**
+ * A token endpoint error, answered as RFC 6749 §5.2 says (what OAuth libraries read: JSON
+ * with `error` and `error_description`, `Cache-Control: no-store`), with the problem fields
+ * beside them (ADR 0005). `invalid_client` is a 401 (with `WWW-Authenticate: Basic` when the
+ * client authenticated with Basic), every other code a 400.
+ */
+export class OAuthError extends ProblemError {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    options: { basicAuthUsed?: boolean } = {},
+  ) {
+    super({
+      status: error === 'invalid_client' ? 401 : 400,
+      code: `oauth.${error}`,
+      title: error,
+      detail: description,
+      headers: {
+        ...(error === 'invalid_client' && options.basicAuthUsed
+          ? { 'www-authenticate': 'Basic realm="comanda"' }
+          : {}),
+        'cache-control': 'no-store',
+        pragma: 'no-cache',
+      },
+      members: { error, error_description: description },
+      mediaType: 'application/json; charset=utf-8',
+    });
+  }
+}
