@@ -1,6 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { PreparingClient } from './prepared-statements';
-import { watchStatementDeadline } from './query-deadline';
 
 type MigrationClass = new () => unknown;
 
@@ -21,9 +20,9 @@ export interface DatabaseOptions {
    */
   preparedStatements?: boolean;
   /**
-   * A statement the database has not answered in this many milliseconds fails, its
-   * connection closed (query-deadline.ts); from the end of the migrations on. 0 or absent:
-   * statements may wait as long as the server takes.
+   * The longest the pool waits for a new connection is this too, when shorter than its 10 s.
+   * The statement deadline itself is `watchStatementDeadline`'s (query-deadline.ts), started
+   * once the service has booted: migrations and start-up work may wait longer.
    */
   statementDeadlineMs?: number;
 }
@@ -78,8 +77,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     await dataSource.destroy();
     throw error;
   }
-  // Migrations may take long (an index on a large table): only what follows has a deadline.
-  if (options.statementDeadlineMs) watchStatementDeadline(dataSource, options.statementDeadlineMs);
   return dataSource;
 }
 

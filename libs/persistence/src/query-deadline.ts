@@ -37,8 +37,9 @@ const MAX_SWEEP_MS = 1_000;
  * gateway's upstream timeout, and let its write commit after the gateway had answered.
  * Closing the connection fails the statement and everything queued behind it on that
  * connection (a ROLLBACK included) at once, takes the connection out of the pool, and makes
- * the server roll back whatever was not committed when it reads the closed socket. A COMMIT
- * caught by the deadline is "not known", as a COMMIT whose answer is lost (ADR 0054).
+ * the server roll back the open transaction when it reads the closed socket. A COMMIT, or a
+ * statement sent outside a transaction, caught by the deadline is "not known", as a COMMIT
+ * whose answer is lost (ADR 0054, 0057).
  *
  * No cost per statement: the pool is swept every `min(deadline / 4, 1 s)`, and a statement
  * seen active on the same connection at two sweeps `deadlineMs` apart is the stalled one (so

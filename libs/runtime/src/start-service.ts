@@ -26,7 +26,7 @@ import {
   MessagingModule,
   OutboxRelay,
 } from '@comanda/messaging';
-import { openDatabase, UnitOfWork } from '@comanda/persistence';
+import { openDatabase, UnitOfWork, watchStatementDeadline } from '@comanda/persistence';
 import { SecurityModule } from '@comanda/security';
 import { loadConfig } from './config/load-config';
 import { RuntimeConfig } from './config/runtime.config';
@@ -158,6 +158,12 @@ async function startInScope(
     );
     // Lifecycle hooks (relay, timers, bootstrap data) run before messages or requests arrive.
     await app.init();
+    // From here on a statement the database does not answer in time fails (ADR 0057); the
+    // migrations and the start-up work above (re-sealing behind another replica's lock) may
+    // wait longer.
+    if (dataSource && config.DB_STATEMENT_DEADLINE_MS > 0) {
+      watchStatementDeadline(dataSource, config.DB_STATEMENT_DEADLINE_MS);
+    }
     await app.startAllMicroservices();
     await app.listen(options.port, options.host ?? config.HOST);
     const address = app.getHttpServer().address();

@@ -25,10 +25,10 @@ describe('TcpProxy', () => {
 
   const arrived = async (text: string): Promise<void> => {
     for (let waited = 0; received.length < text.length && waited < 2000; waited += 10) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
     // Anything duplicated would be there by now, or soon: give it the same chance.
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 10));
     expect(received).toBe(text);
   };
 

@@ -7,6 +7,8 @@ interface Link {
   trapped?: boolean;
   /** Piped both ways (a second pipe would send every byte twice). */
   flowing?: boolean;
+  /** The server's answers are held back (`holdAnswersAfter`) until `resume`. */
+  answersHeld?: boolean;
 }
 
 interface ProxyState {
@@ -14,6 +16,8 @@ interface ProxyState {
   stalled: boolean;
   /** Armed by `loseCommitAnswer`: the pattern that picks the connection. */
   commitTrap?: string;
+  /** Armed by `holdAnswersAfter`: the pattern that picks the connection. */
+  answerHold?: string;
 }
 
 /** How long the server gets to carry out the COMMIT before the connection breaks. */
@@ -46,7 +50,10 @@ export class TcpProxy {
       const upstream = connect({ host: targetHost, port: targetPort });
       const link: Link = { client, upstream };
       links.add(link);
-      client.on('data', (chunk: Buffer) => springCommitTrap(state, link, chunk));
+      client.on('data', (chunk: Buffer) => {
+        springCommitTrap(state, link, chunk);
+        springAnswerHold(state, link, chunk);
+      });
       for (const socket of [client, upstream]) {
         sockets.add(socket);
         socket.on('close', () => {
@@ -108,7 +115,25 @@ export class TcpProxy {
   /** The server answers again: everything held back flows on. */
   resume(): void {
     this.state.stalled = false;
-    for (const link of this.links) flow(link);
+    this.state.answerHold = undefined;
+    for (const link of this.links) {
+      if (link.answersHeld) {
+        link.answersHeld = false;
+        link.upstream.pipe(link.client);
+      }
+      flow(link);
+    }
+  }
+
+  /**
+   * The server's answers stop coming back: on the first connection whose client sends
+   * `pattern` (an id the statement carries), that statement reaches the server, which runs
+   * it, and no answer gets back to the client until `resume`, as when the network drops the
+   * way back. What the client sends still reaches the server, its closing the connection too.
+   * One-shot.
+   */
+  holdAnswersAfter(pattern: string): void {
+    this.state.answerHold = pattern;
   }
 
   /**
@@ -141,6 +166,15 @@ function springCommitTrap(state: ProxyState, link: Link, chunk: Buffer): void {
     client.destroy();
     upstream.destroy();
   }, COMMIT_GRACE_MS).unref();
+}
+
+function springAnswerHold(state: ProxyState, link: Link, chunk: Buffer): void {
+  const pattern = state.answerHold;
+  if (pattern === undefined || !chunk.includes(pattern)) return;
+  state.answerHold = undefined;
+  link.answersHeld = true;
+  link.upstream.unpipe(link.client);
+  link.upstream.pause();
 }
 
 function flow(link: Link): void {

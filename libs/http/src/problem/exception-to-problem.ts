@@ -83,6 +83,9 @@ function withinListedStatuses(mapped: MappedProblem, request: FastifyRequest): M
         detail: problem.detail,
         errors: problem.errors,
         headers: { ...problem.headers },
+        members: problem.members,
+        mediaType: problem.mediaType,
+        cause: problem.cause,
       }),
     };
   }

@@ -21,6 +21,19 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes a statement deadline of 0 (none) or of at least a second, not a shorter one', () => {
+    expect(loadConfig(RuntimeConfig, {}).DB_STATEMENT_DEADLINE_MS).toBe(10000);
+    expect(loadConfig(RuntimeConfig, { DB_STATEMENT_DEADLINE_MS: '0' })).toMatchObject({
+      DB_STATEMENT_DEADLINE_MS: 0,
+    });
+    expect(loadConfig(RuntimeConfig, { DB_STATEMENT_DEADLINE_MS: '1000' })).toMatchObject({
+      DB_STATEMENT_DEADLINE_MS: 1000,
+    });
+    expect(() => loadConfig(RuntimeConfig, { DB_STATEMENT_DEADLINE_MS: '5' })).toThrow(
+      /DB_STATEMENT_DEADLINE_MS="5" \(must not be less than 1000\)/,
+    );
+  });
+
   it('refuses a bad value and names every problem on one line, each value quoted as typed', () => {
     let caught: unknown;
     try {

@@ -1,7 +1,17 @@
 // Property types reach class-transformer through decorator metadata: the polyfill must be
 // loaded before this class is decorated, whatever a process happens to import first.
 import 'reflect-metadata';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, Matches } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  Matches,
+  ValidateIf,
+} from 'class-validator';
 
 /** Settings every service shares; each service adds its own typed config beside it. */
 export class RuntimeConfig {
@@ -65,10 +75,12 @@ export class RuntimeConfig {
   /**
    * A statement PostgreSQL has not answered in this many milliseconds fails and its
    * connection is closed (a frozen server answers 503 then, not at the gateway's upstream
-   * timeout). Keep it under `GATEWAY_UPSTREAM_TIMEOUT_MS`; 0: no deadline.
+   * timeout). Keep it under `GATEWAY_UPSTREAM_TIMEOUT_MS`; 0: no deadline. At least 1 s:
+   * shorter, a busy server's ordinary answers would be cut off.
    */
   @IsInt()
-  @Min(0)
+  @ValidateIf((config: RuntimeConfig) => config.DB_STATEMENT_DEADLINE_MS !== 0)
+  @Min(1000)
   DB_STATEMENT_DEADLINE_MS: number = 10000;
 
   @IsInt()
