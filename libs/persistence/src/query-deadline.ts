@@ -27,7 +27,10 @@ interface PoolInternals {
   _clients: Client[];
 }
 
-/** How often the pool is looked at, at most: a stalled statement fails within deadline + this. */
+/**
+ * The longest between two looks at the pool: a stalled statement fails within the deadline
+ * and two of these.
+ */
 const MAX_SWEEP_MS = 1_000;
 
 /**
