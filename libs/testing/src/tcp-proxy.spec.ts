@@ -1,19 +1,27 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { TcpProxy } from './tcp-proxy';
 
-/** What the server receives, through the proxy, of what a client sends. */
+/** What the server receives of what a client sends, and the client of the server's echo. */
 describe('TcpProxy', () => {
   let server: Server;
   let received: string;
+  let answered: string;
   let proxy: TcpProxy;
   let client: Socket;
 
   beforeEach(async () => {
     received = '';
-    server = createServer((socket) => socket.on('data', (chunk) => (received += String(chunk))));
+    answered = '';
+    server = createServer((socket) =>
+      socket.on('data', (chunk) => {
+        received += String(chunk);
+        socket.write(String(chunk).toUpperCase());
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     proxy = await TcpProxy.start('127.0.0.1', (server.address() as AddressInfo).port);
     client = connect(proxy.port, '127.0.0.1');
+    client.on('data', (chunk) => (answered += String(chunk)));
     await new Promise((resolve) => client.once('connect', resolve));
   });
 
@@ -23,21 +31,25 @@ describe('TcpProxy', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const arrived = async (text: string): Promise<void> => {
-    for (let waited = 0; received.length < text.length && waited < 2000; waited += 10) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Waits for `read()` to reach the length of `text`, then a little more, and compares. */
+  const settlesAt = async (read: () => string, text: string): Promise<void> => {
+    for (let waited = 0; read().length < text.length && waited < 2000; waited += 10) {
+      await sleep(10);
     }
     // Anything duplicated would be there by now, or soon: give it the same chance.
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(received).toBe(text);
+    await sleep(10);
+    expect(read()).toBe(text);
   };
+  const arrived = (text: string) => settlesAt(() => received, text);
 
   it('holds what is sent while stalled and delivers it once on resume, however often resumed', async () => {
     client.write('a');
     await arrived('a');
     proxy.stall();
     client.write('b');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(received).toBe('a');
     proxy.resume();
     proxy.resume();
@@ -52,5 +64,19 @@ describe('TcpProxy', () => {
     client.write('x');
     proxy.resume();
     await arrived('x');
+  });
+
+  it('lets a held statement reach the server, holds its answer, and delivers it once on resume', async () => {
+    proxy.holdAnswersAfter('q');
+    client.write('q');
+    await arrived('q');
+    await sleep(50);
+    expect(answered).toBe('');
+    // A stall on top of the hold: resuming undoes both, each way piped once.
+    proxy.stall();
+    proxy.resume();
+    await settlesAt(() => answered, 'Q');
+    client.write('r');
+    await settlesAt(() => answered, 'QR');
   });
 });

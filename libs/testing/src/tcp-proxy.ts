@@ -117,9 +117,10 @@ export class TcpProxy {
     this.state.stalled = false;
     this.state.answerHold = undefined;
     for (const link of this.links) {
+      // A held link is taken down both ways first, so that `flow` pipes each way once.
       if (link.answersHeld) {
         link.answersHeld = false;
-        link.upstream.pipe(link.client);
+        pause(link);
       }
       flow(link);
     }
