@@ -92,38 +92,60 @@ function expectUnavailable(answer: Awaited<ReturnType<typeof callService>>): voi
   expect(JSON.stringify(answer.body)).not.toMatch(/ECONN|ETIMEDOUT|terminated|stall|5432|at /);
 }
 
+/** The ledger service on a database of its own, reached through a proxy the test controls. */
+interface LedgerBehindProxy {
+  database: TestDatabase;
+  proxy: TcpProxy;
+  service: RunningService;
+  close(): Promise<void>;
+}
+
+async function startLedgerBehindProxy(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<LedgerBehindProxy> {
+  const database = await createTestDatabase(name);
+  const target = new URL(database.url);
+  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+  const bus = new InProcessBus();
+  const stopAll = async (service?: RunningService) => {
+    proxy.comeBack();
+    proxy.resume();
+    await service?.close();
+    await bus.close();
+    await proxy.stop();
+    await database.drop();
+  };
+  try {
+    const service = await startService(ledger, {
+      port: 0,
+      databaseUrl: proxy.urlFor(database.url),
+      bus,
+      env: { LOG_LEVEL: 'silent', DB_POOL_SIZE: '2', ...env },
+      topology: [],
+    });
+    return { database, proxy, service, close: () => stopAll(service) };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
 /**
  * A request that needs the database while PostgreSQL cannot be reached (a restart, a
  * failover, a cut network) answers 503 with Retry-After: the caller can tell "try again"
  * from a fault of its own request or a bug (500).
  */
 describe('requests while the database is unreachable', () => {
-  let database: TestDatabase;
+  let ledgerBehindProxy: LedgerBehindProxy;
   let proxy: TcpProxy;
-  let bus: InProcessBus;
   let service: RunningService;
 
   beforeAll(async () => {
-    database = await createTestDatabase('db_unavailable');
-    const target = new URL(database.url);
-    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    bus = new InProcessBus();
-    service = await startService(ledger, {
-      port: 0,
-      databaseUrl: proxy.urlFor(database.url),
-      bus,
-      env: { LOG_LEVEL: 'silent', DB_POOL_SIZE: '2' },
-      topology: [],
-    });
+    ledgerBehindProxy = await startLedgerBehindProxy('db_unavailable');
+    ({ proxy, service } = ledgerBehindProxy);
   });
-
-  afterAll(async () => {
-    proxy?.comeBack();
-    await service?.close();
-    await bus?.close();
-    await proxy?.stop();
-    await database?.drop();
-  });
+  afterAll(() => ledgerBehindProxy?.close());
 
   const call = (method: 'GET' | 'POST', path = '/ledger') => callService(service, method, path);
 
@@ -171,37 +193,25 @@ describe('requests while the database is unreachable', () => {
  */
 describe('requests while the database stalls', () => {
   const deadlineMs = 1000;
-  let database: TestDatabase;
+  let ledgerBehindProxy: LedgerBehindProxy;
   let direct: Client;
   let proxy: TcpProxy;
-  let bus: InProcessBus;
   let service: RunningService;
 
   beforeAll(async () => {
-    database = await createTestDatabase('db_stall');
-    direct = new Client({ connectionString: database.url });
-    await direct.connect();
-    await direct.query('CREATE SCHEMA ledger');
-    await direct.query('CREATE TABLE ledger.entries (id text PRIMARY KEY)');
-    const target = new URL(database.url);
-    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    bus = new InProcessBus();
-    service = await startService(ledger, {
-      port: 0,
-      databaseUrl: proxy.urlFor(database.url),
-      bus,
-      env: { LOG_LEVEL: 'silent', DB_POOL_SIZE: '2', DB_STATEMENT_DEADLINE_MS: String(deadlineMs) },
-      topology: [],
+    ledgerBehindProxy = await startLedgerBehindProxy('db_stall', {
+      DB_STATEMENT_DEADLINE_MS: String(deadlineMs),
     });
+    ({ proxy, service } = ledgerBehindProxy);
+    // Straight to the server, past the proxy: what it holds, whatever the proxy does.
+    direct = new Client({ connectionString: ledgerBehindProxy.database.url });
+    await direct.connect();
+    await direct.query('CREATE TABLE ledger.entries (id text PRIMARY KEY)');
   });
 
   afterAll(async () => {
-    proxy?.resume();
-    await service?.close();
-    await bus?.close();
-    await proxy?.stop();
     await direct?.end();
-    await database?.drop();
+    await ledgerBehindProxy?.close();
   });
 
   const call = (method: 'GET' | 'POST', path: string) => callService(service, method, path);
