@@ -2,11 +2,11 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
 import { Client } from 'pg';
 import { useDataFolder } from './data-folder';
+import { freePort } from './free-port';
 import { StartupError } from './startup-error';
 
 export interface EmbeddedPostgres {
@@ -481,30 +481,4 @@ async function readOrCreateSecret(path: string): Promise<string> {
   const secret = randomBytes(24).toString('base64url');
   await writeFile(path, `${secret}\n`, { mode: 0o600 });
   return secret;
-}
-
-const FIRST_FREE_PORT = 10_000;
-const FREE_PORTS = 22_000;
-
-/**
- * A port to listen on seconds later (the embedded PostgreSQL's, or the gateway's when asked
- * for port 0, which the public URL needs before anything listens). Drawn below Linux's
- * ephemeral range (32768 and up) and checked by binding: no `listen(0)` and no outgoing
- * connection of another program can take it in between, as one once took a port chosen
- * with `listen(0)` from the test suites running beside ours.
- */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const port = FIRST_FREE_PORT + Math.floor(Math.random() * FREE_PORTS);
-    if (await canListen(port)) return port;
-  }
-  throw new Error('no free port found on 127.0.0.1 below 32768');
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolveListen) => {
-    const probe = createServer();
-    probe.once('error', () => resolveListen(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolveListen(true)));
-  });
 }

@@ -1,6 +1,7 @@
 export { ensureAdminCredentials } from './admin-credentials';
 export type { AdminCredentials } from './admin-credentials';
-export { freePort, startEmbeddedPostgres, SHARED_DIR, SYSTEM_USER } from './embedded-postgres';
+export { startEmbeddedPostgres, SHARED_DIR, SYSTEM_USER } from './embedded-postgres';
+export { freePort } from './free-port';
 export type { EmbeddedPostgres, EmbeddedPostgresOptions } from './embedded-postgres';
 export { PLATFORM_SERVICES } from './services';
 export { serviceUrlVariable, startPlatform } from './start-platform';

@@ -10,7 +10,8 @@ import {
   type ServiceDefinition,
 } from '@comanda/runtime';
 import { PartnerSandboxConfig, partnerSandboxService } from '@comanda/service-partner-sandbox';
-import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { freePort } from './free-port';
 import { withStandaloneKeyMaterial } from './key-material';
 import { PLATFORM_SERVICES } from './services';
 

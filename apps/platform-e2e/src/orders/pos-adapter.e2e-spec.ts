@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { freePort } from '@comanda/platform';
 import {
   createTestBroker,
   disposePlatformBroker,
@@ -169,13 +170,14 @@ describe('orders: the reference POS adapter end to end (RabbitMQ, through the ga
   it('places an order delivered by a webhook subscription, verifying the signature', async () => {
     const tenant = await ordersTenant(platform, 'pos-hook');
     // The endpoint must exist before the subscription names it: start with a placeholder
-    // secret, read the port, subscribe, then restart with the subscription's secret.
+    // secret, subscribe, then restart on the same port with the subscription's secret. The
+    // port is claimed (freePort), so nothing else takes it between the two starts.
+    const port = String(await freePort());
     const probe = await adapterFor(
       tenant,
-      { WEBHOOK_SECRET: 'placeholder', WEBHOOK_PORT: '0', WEBHOOK_HOST: '127.0.0.1' },
-      /webhook endpoint on port \d+/,
+      { WEBHOOK_SECRET: 'placeholder', WEBHOOK_PORT: port, WEBHOOK_HOST: '127.0.0.1' },
+      new RegExp(`webhook endpoint on port ${port}`),
     );
-    const port = /webhook endpoint on port (\d+)/.exec(probe.output.join('\n'))![1]!;
     await stop(probe);
     const subscription = await tenant.as<{ secret: string }>(
       ['orders:read'],

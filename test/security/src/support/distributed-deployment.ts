@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CONSUMER_TOPOLOGY, consumerQueue } from '@comanda/contracts';
+import { freePort } from '@comanda/platform';
 import {
   createTestBroker,
   createTestDatabase,
@@ -14,7 +15,7 @@ import {
   type TestDatabase,
 } from '@comanda/testing';
 import type { Deployment, DeploymentProcess, StartOptions } from './deployment';
-import { delay, EXIT_WITH_RUNNER, freePort, ROOT, tail } from './processes';
+import { delay, EXIT_WITH_RUNNER, ROOT, tail } from './processes';
 
 /** A service as tools/manifests/services.mjs declares it (compose and Kubernetes come from it). */
 interface DeployedService {

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@comanda/platform';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { Deployment, DeploymentProcess, StartOptions } from './deployment';
-import { delay, EXIT_WITH_RUNNER, freePort, ROOT, tail } from './processes';
+import { delay, EXIT_WITH_RUNNER, ROOT, tail } from './processes';
 
 /**
  * The platform as `npm start` runs it, in a child process: an attack that ends the process

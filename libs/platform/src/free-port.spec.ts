@@ -1,0 +1,46 @@
+import { utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+type FreePort = typeof import('./free-port').freePort;
+
+/** A fresh copy of the module: what another process calling `freePort` would load. */
+function anotherProcess(): FreePort {
+  let loaded: FreePort | undefined;
+  jest.isolateModules(() => {
+    loaded = (jest.requireActual('./free-port') as typeof import('./free-port')).freePort;
+  });
+  return loaded as FreePort;
+}
+
+/** Math.random values that make `freePort` draw these ports, in order, then any. */
+function drawing(...ports: number[]): jest.SpyInstance {
+  const spy = jest.spyOn(Math, 'random');
+  for (const port of ports) spy.mockReturnValueOnce((port - 10_000 + 0.5) / 22_000);
+  return spy;
+}
+
+describe('freePort', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('does not hand a port it gave one process to another while that one starts', async () => {
+    const port = await anotherProcess()();
+    expect(port).toBeGreaterThanOrEqual(10_000);
+    expect(port).toBeLessThan(32_768);
+
+    drawing(port);
+    const other = await anotherProcess()();
+
+    expect(other).not.toBe(port);
+  });
+
+  it('hands out again a port whose claim is old enough that its process bound it or never will', async () => {
+    const port = await anotherProcess()();
+    const claim = join(tmpdir(), `comanda-ports-${process.getuid?.() ?? 'user'}`, String(port));
+    const sixMinutesAgo = new Date(Date.now() - 6 * 60_000);
+    utimesSync(claim, sixMinutesAgo, sixMinutesAgo);
+
+    drawing(port);
+    expect(await anotherProcess()()).toBe(port);
+  });
+});
