@@ -24,6 +24,27 @@ describe('request bodies', () => {
     expect(response.json()).toMatchObject({ code: 'request.unsupported_media_type' });
   });
 
+  it('refuses a Content-Type header that is no media type with a 415 problem', async () => {
+    const response = await call(`${url}/text`, {
+      method: 'POST',
+      headers: { 'content-type': 'foo' },
+      body: '{"name":"x"}',
+    });
+    expect(response.status).toBe(415);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'request.unsupported_media_type' });
+  });
+
+  it('refuses a JSON body that is not UTF-8 as malformed, not as a wrong Content-Length', async () => {
+    const response = await call(`${url}/text`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from([...Buffer.from('{"name":"'), 0xff, 0xfe, ...Buffer.from('"}')]),
+    });
+    expect(response.status).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'request.malformed_json' });
+  });
+
   it('hands a text/plain body to the handler as a string where the service takes it', async () => {
     const plain = await startKitTestApp({ rawContentTypes: ['text/plain'] });
     try {
@@ -34,6 +55,24 @@ describe('request bodies', () => {
       });
       expect(response.status).toBe(201);
       expect(response.json()).toEqual({ type: 'string', body: 'export default () => "olá";' });
+    } finally {
+      await plain.app.close();
+    }
+  });
+
+  it('refuses a text body that is not UTF-8, saying so', async () => {
+    const plain = await startKitTestApp({ rawContentTypes: ['text/plain'] });
+    try {
+      const response = await call(`${plain.url}/text`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: Buffer.from([0x63, 0x61, 0x66, 0xe9]), // "café" in Latin-1
+      });
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: 'request.invalid_encoding',
+        detail: 'The request body is not valid UTF-8.',
+      });
     } finally {
       await plain.app.close();
     }

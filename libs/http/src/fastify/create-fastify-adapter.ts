@@ -13,6 +13,7 @@ import {
 } from './connection-limits';
 import { ProblemFastifyAdapter } from './problem-fastify.adapter';
 import { installLeanAsyncResourceBind } from './lean-async-resource-bind';
+import { utf8Body } from './utf8-body';
 
 export interface FastifyAdapterOptions {
   /** Largest accepted request body in bytes; default 1 MiB. */
@@ -62,14 +63,21 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
   }
   installRequestContext(fastify);
   // Fastify parses text/plain by default; a service takes it only when it says so, like the
-  // gateway, so its own port answers 415 as the gateway does.
-  if (!(options.rawContentTypes ?? []).includes('text/plain')) {
-    fastify.removeContentTypeParser('text/plain');
-  }
+  // gateway, so its own port answers 415 as the gateway does. When it does, its body is read
+  // as the other raw types' is.
+  fastify.removeContentTypeParser('text/plain');
   for (const type of options.rawContentTypes ?? []) {
     if (fastify.hasContentTypeParser(type)) continue;
-    fastify.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (_request, body, done) =>
-      done(null, body),
+    fastify.addContentTypeParser(
+      type,
+      { parseAs: 'buffer', bodyLimit },
+      (_request, body: Buffer, done) => {
+        try {
+          done(null, utf8Body(body, 'text'));
+        } catch (error) {
+          done(error as Error, undefined);
+        }
+      },
     );
   }
   return adapter;

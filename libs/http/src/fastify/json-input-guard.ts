@@ -4,6 +4,7 @@ import type { ProblemFieldError } from '../problem/problem-details';
 import { ProblemError } from '../problem/problem.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { MAX_JSON_DEPTH } from '../storable/storable-text';
+import { utf8Body } from './utf8-body';
 
 /** What any one JSON body may hold, whatever route it is for. */
 export interface JsonInputLimits {
@@ -158,16 +159,16 @@ export function installJsonInputGuard(
   }
   fastify.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit },
+    { parseAs: 'buffer', bodyLimit },
     (request: FastifyRequest, body: string | Buffer, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
       // Many clients send their JSON Content-Type on every request: a DELETE without a body
       // has none to parse.
-      if (text.length === 0 && request.method === 'DELETE') {
+      if (body.length === 0 && request.method === 'DELETE') {
         done(null, undefined);
         return;
       }
       try {
+        const text = typeof body === 'string' ? body : utf8Body(body, 'json');
         done(null, parseGuardedJson(text, limits));
       } catch (error) {
         done(error as Error, undefined);

@@ -11,7 +11,7 @@ export async function call(
   init: {
     method?: string;
     headers?: Record<string, string>;
-    body?: string;
+    body?: string | Uint8Array;
     apiVersion?: string | null;
   } = {},
 ): Promise<TestResponse> {

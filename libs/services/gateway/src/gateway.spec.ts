@@ -226,6 +226,30 @@ describe.each([
       expect(config.json()).toMatchObject({ status: 400, code: 'request.unsupported_media_type' });
     });
 
+    it('answers a Content-Type header that is no media type as a problem, 400 in the configuration group', async () => {
+      for (const contentType of ['foo', 'a b/c', '/']) {
+        const store = await send(gateway.url, '/stores/s1', {
+          method: 'PUT',
+          headers: { ...V0, 'content-type': contentType },
+          body: '{}',
+        });
+        expect(store.status).toBe(415);
+        expect(store.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(store.json()).toMatchObject({
+          status: 415,
+          code: 'request.unsupported_media_type',
+          requestId: expect.any(String),
+        });
+      }
+      const config = await send(gateway.url, '/entities/menu/configs', {
+        method: 'POST',
+        headers: { ...V0, 'content-type': 'foo' },
+        body: '{}',
+      });
+      expect(config.status).toBe(400);
+      expect(config.json()).toMatchObject({ status: 400, code: 'request.unsupported_media_type' });
+    });
+
     it('accepts application/json with a charset parameter', async () => {
       const response = await send(gateway.url, '/entities/menu/configs', {
         method: 'POST',

@@ -27,7 +27,19 @@ export class ForwardingRoute implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.all('/*', (request, reply) => this.forward(request, reply));
+    fastify.all(
+      '/*',
+      {
+        // Fastify's own refusals before the handler (a Content-Type header it cannot parse):
+        // the route is registered before Nest sets its error handler, which a route takes
+        // when registered, so it names the problem answer itself.
+        errorHandler: (error, request, reply) => {
+          if (requestHasBody(request)) closeAfterAnswer(request, reply);
+          answerWithProblem(request, reply, error, this.logger);
+        },
+      },
+      (request, reply) => this.forward(request, reply),
+    );
   }
 
   private async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
