@@ -7,3 +7,4 @@ export { entityColumns } from './entity-columns';
 export type { EntityColumns } from './entity-columns';
 export { databaseUnavailable } from './database-unavailable';
 export { DatabaseStalledError, watchStatementDeadline } from './query-deadline';
+export { isUuid } from './uuid';

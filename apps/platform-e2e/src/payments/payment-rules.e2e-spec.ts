@@ -221,6 +221,12 @@ describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)',
       });
     expect((await asOther('GET', `/payments/${payment.id}`)).status).toBe(404);
     expect((await asOther('GET', `/payments/merchants/${world.merchantId}`)).status).toBe(404);
+    // An id that is no UUID, or a UUID of another version, names no payment either.
+    for (const id of ['not-a-uuid', '6ba7b810-9dad-11d1-80b4-00c04fd430c8']) {
+      const unknown = await asOther('GET', `/payments/${id}`);
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toMatchObject({ code: 'payment.not_found' });
+    }
     const taken = await asOther('PUT', `/payments/merchants/${world.merchantId}`, {
       name: 'squatter',
       partnerUrl: 'http://127.0.0.1:1/payments',

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { entityColumns, sqlRows, type Tx } from '@comanda/persistence';
+import { entityColumns, isUuid, sqlRows, type Tx } from '@comanda/persistence';
 import type { DataSource } from 'typeorm';
 import { BasketNotFoundError } from '../domain/order.errors';
 import { BasketEntity } from './basket.entity';
 import { OrderChargesEntity } from './order-charges.entity';
 import { currentChargeValues } from './order-charges.repository';
-import { isUuid } from './order.repository';
 import { StoreEntity } from './store.entity';
 
 /** A basket with what pricing and checking it out needs, read together. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { entityColumns, sqlRows, type Tx } from '@comanda/persistence';
+import { entityColumns, isUuid, sqlRows, type Tx } from '@comanda/persistence';
 import { OrderNotFoundError } from '../domain/order.errors';
 import type { OrderStatus } from '../domain/order';
 import { OrderEntity } from './order.entity';
@@ -57,11 +57,4 @@ export class OrderRepository {
     }
     return query.getMany();
   }
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids of baskets and orders are UUIDs: anything else names nothing (404, not a 500). */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }

@@ -6,13 +6,6 @@ const STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', '
 export const DELIVERY_PAGE_DEFAULT = 20;
 export const DELIVERY_PAGE_MAX = 100;
 const OFFSET_MAX = 10_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are UUIDs: anything else names nothing (and never reaches a uuid column). */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
-
 export function parseDeliveryQuery(raw: {
   status?: string;
   limit?: string;

@@ -18,11 +18,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { StorableInputGuard } from '@comanda/http';
-import { UnitOfWork } from '@comanda/persistence';
+import { isUuid, UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import { CreateSubscriptionDto } from './create-subscription.dto';
 import { DeliveryLog } from './delivery-log.usecase';
-import { isUuid, parseDeliveryQuery } from './delivery-query';
+import { parseDeliveryQuery } from './delivery-query';
 import { ManageSubscriptions } from './manage-subscriptions.usecase';
 import { DeliveryNotFoundError, SubscriptionNotFoundError } from './subscription.errors';
 import { CreatedSubscriptionView, DeliveryView, SubscriptionView } from './subscription.views';

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, ParseUUIDPipe } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
@@ -19,7 +19,7 @@ export class PaymentsController {
   @RequirePermission('orders:read')
   async get(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', new ParseUUIDPipe({ version: '4' })) id: string,
+    @Param('id') id: string,
   ): Promise<PaymentView> {
     const details = await this.unitOfWork.run((tx) =>
       this.getPayment.execute(tx, principal.tenantId, id),
