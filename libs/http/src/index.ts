@@ -26,6 +26,7 @@ export type { DomainProblems } from './problem/exception-to-problem';
 export { RequestValidationError } from './validation/request-validation.error';
 export { flattenValidationErrors } from './validation/validation-errors';
 export { createValidationPipe } from './validation/create-validation-pipe';
+export { IsOmittable } from './validation/is-omittable';
 export { API_VERSION_HEADER, ApiVersion, SUPPORTED_API_VERSION } from './api-version/api-version';
 export {
   ApiVersionMissingError,

@@ -7,7 +7,6 @@ import {
   IsIn,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -16,6 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { PERMISSION_NAMES, TENANT_ID_PATTERN, type Permission } from '@comanda/security';
 import { SINGLE_LINE_TEXT, TEXT_WITHOUT_NUL } from '../text.patterns';
 import { MAX_GRACE_PERIOD_SECONDS } from './client.service';
@@ -75,7 +75,7 @@ export class CreateClientDto {
   useCase!: string;
 
   /** Hand the credentials out as an encrypted file plus a passphrase, not in clear. */
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   credentialsFile?: boolean;
 }
@@ -93,7 +93,7 @@ export class GrantPermissionsDto {
 
 export class RotateSecretDto {
   /** How long the secrets that work now keep working (default 0: they stop at once). */
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(0)
   @Max(MAX_GRACE_PERIOD_SECONDS)

@@ -1,4 +1,5 @@
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { TENANT_ID_PATTERN } from '@comanda/security';
 import { SINGLE_LINE_TEXT } from '../text.patterns';
 
@@ -16,7 +17,7 @@ export class CreateTenantDto {
   name!: string;
 
   /** The tenant's own token host, without scheme or path. */
-  @IsOptional()
+  @IsOmittable()
   @Matches(
     /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i,
     {

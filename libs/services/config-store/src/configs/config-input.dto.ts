@@ -1,12 +1,6 @@
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsOptional,
-  IsString,
-  Length,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length, ValidateNested } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { LIMITS } from '../common/limits';
 import { IsJsonObjectWithin } from '../common/validators';
 import { ExtensionReferenceDto } from '../extensions/extension-reference.dto';
@@ -16,7 +10,7 @@ export class ConfigInputDto {
   @Length(1, LIMITS.idLength)
   id!: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(LIMITS.extensionReferences)
   @ValidateNested({ each: true })
@@ -24,7 +18,7 @@ export class ConfigInputDto {
   extensionReferences?: ExtensionReferenceDto[];
 
   /** Free-form settings; absent means `{}`. */
-  @IsOptional()
+  @IsOmittable()
   @IsJsonObjectWithin(LIMITS.valuesBytes)
   values?: Record<string, unknown>;
 }

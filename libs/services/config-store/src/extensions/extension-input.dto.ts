@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsString, Length } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { LIMITS } from '../common/limits';
 import { IsReferenceMap } from '../common/validators';
 import type { ExtensionReference } from './extension-reference';
@@ -17,12 +18,12 @@ export class ExtensionInputDto {
   availability!: Availability;
 
   /** Name of each reference to the reference; absent means none. */
-  @IsOptional()
+  @IsOmittable()
   @IsReferenceMap()
   extensionReferences?: Record<string, ExtensionReference>;
 
   /** What the extension extends; the spec outputs it without saying where it comes from. */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, LIMITS.idLength)
   baseType?: string;

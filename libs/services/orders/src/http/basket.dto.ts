@@ -7,7 +7,6 @@ import {
   IsEmail,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Max,
@@ -15,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { LIMITS } from '../domain/limits';
 import type { MappingDetails } from '../domain/mapping-details';
 import type { Address } from '../domain/order';
@@ -51,7 +51,7 @@ export class GuestDto {
       },
     ],
   })
-  @IsOptional()
+  @IsOmittable()
   @IsAddress()
   address?: Address;
 }
@@ -79,7 +79,7 @@ export class CreateBasketDto {
   fulfillment!: 'pickup' | 'delivery';
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @IsOmittable()
   @IsDateTime()
   requestedReadyTime?: string;
 
@@ -89,7 +89,7 @@ export class CreateBasketDto {
   guest!: GuestDto;
 
   @ApiPropertyOptional({ type: PaymentRequestDto })
-  @IsOptional()
+  @IsOmittable()
   @ValidateNested()
   @Type(() => PaymentRequestDto)
   payment?: PaymentRequestDto;

@@ -5,7 +5,6 @@ import {
   IsArray,
   IsInt,
   IsNotIn,
-  IsOptional,
   IsString,
   Length,
   Matches,
@@ -13,6 +12,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { CHARGE_ITEM_TYPES } from '../domain/charge-items';
 import { LIMITS } from '../domain/limits';
 import type { MappingDetails } from '../domain/mapping-details';
@@ -40,7 +40,7 @@ export class StoreInputDto {
   mappingDetails!: MappingDetails;
 
   @ApiPropertyOptional({ maxLength: LIMITS.idLength })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, LIMITS.idLength)
   paymentMerchantId?: string;

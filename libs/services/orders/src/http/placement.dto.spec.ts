@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { PlacedReportDto } from './placement.dto';
+import { FailedReportDto, PlacedReportDto } from './placement.dto';
 
 /** The messages validation gives a placed report with `orderName`, [] when it is valid. */
 async function orderNameErrors(orderName: unknown): Promise<string[]> {
@@ -55,5 +55,38 @@ describe('a placed report’s orderName, shown to the guest and in the e-mail su
     const errors = await orderNameErrors(42);
     expect(errors).toContain('orderName must be a string');
     expect(errors.filter((message) => /visible|control/.test(message))).toEqual([]);
+  });
+});
+
+describe('the optional fields of the placement reports', () => {
+  const placed = {
+    orderName: 'Check 42',
+    datePlaced: '2026-11-23T18:00:00Z',
+    estimatedReadyTime: '2026-11-23T18:20:00Z',
+  };
+  const failedFields = async (
+    body: object,
+    type: typeof PlacedReportDto | typeof FailedReportDto,
+  ) =>
+    (await validate(plainToInstance(type, body), { forbidUnknownValues: true })).map(
+      (error) => error.property,
+    );
+
+  it('may be left out', async () => {
+    expect(await failedFields(placed, PlacedReportDto)).toEqual([]);
+    expect(await failedFields({ code: 'pos.down', message: 'm' }, FailedReportDto)).toEqual([]);
+  });
+
+  it.each(['cancelableUntil', 'orderRefsDict', 'receipt', 'extensions'])(
+    'refuses %s given as null: a value of the wrong type, not a field left out',
+    async (field) => {
+      expect(await failedFields({ ...placed, [field]: null }, PlacedReportDto)).toEqual([field]);
+    },
+  );
+
+  it('refuses a failed report’s data given as null', async () => {
+    expect(
+      await failedFields({ code: 'pos.down', message: 'm', data: null }, FailedReportDto),
+    ).toEqual(['data']);
   });
 });

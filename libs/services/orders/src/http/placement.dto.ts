@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { LIMITS } from '../domain/limits';
 import { IsDateTime, IsDisplayName, IsObjectWithin, IsStringMap } from './validators';
 
@@ -25,7 +26,7 @@ export class PlacedReportDto {
   estimatedReadyTime!: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @IsOmittable()
   @IsDateTime()
   cancelableUntil?: string;
 
@@ -34,18 +35,18 @@ export class PlacedReportDto {
     additionalProperties: { type: 'string' },
     description: 'Each value unique across all orders of the tenant',
   })
-  @IsOptional()
+  @IsOmittable()
   @IsStringMap(LIMITS.orderRefs, LIMITS.orderRefLength)
   orderRefsDict?: Record<string, string>;
 
   @ApiPropertyOptional({ description: 'Full-text fiscal receipt' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(LIMITS.receiptBytes)
   receipt?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
+  @IsOmittable()
   @IsObjectWithin(LIMITS.extensionsBytes)
   extensions?: Record<string, unknown>;
 }
@@ -62,7 +63,7 @@ export class FailedReportDto {
   message!: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
+  @IsOmittable()
   @IsObjectWithin(LIMITS.failureDataBytes)
   data?: Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
+import { IsString, IsUrl, MaxLength, MinLength } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { PAYMENT_METHOD_TOKENS } from '../domain/payment-method-tokens';
 import { TransactionNotFoundError } from '../domain/sandbox.errors';
 import type { SandboxTransaction } from '../domain/sandbox-transaction';
@@ -13,13 +14,13 @@ import {
 } from './sandbox.views';
 
 export class MerchantSettingsDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(500)
   signingSecret?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   notificationsUrl?: string;
 }

@@ -6,12 +6,12 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsOptional,
   IsString,
   Length,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { IsOmittable } from '@comanda/http';
 import { IsPluginName, IsPluginVersion } from '../plugin-identity';
 import { PARAMETER_TYPES, type ParameterType } from './manifest-parameter';
 
@@ -30,7 +30,7 @@ export class ManifestParameterDto {
   @Allow()
   default?: unknown;
 
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(2000)
   description?: string;
