@@ -141,10 +141,8 @@ async function main(): Promise<void> {
       options: PathLoad,
       withSameWork = false,
     ): Promise<Measured> => {
-      if (!selected) {
-        rows.push({ name, result: SKIPPED, base: SKIPPED });
-        return SKIPPED;
-      }
+      // A path BENCH_ONLY leaves out has no row (a line of NaNs says nothing).
+      if (!selected) return SKIPPED;
       const sides: Side[] = [{ options: baselineOptions, server: baseline }];
       if (withSameWork) sides.push({ options: sameWorkOptions, server: baseline });
       sides.push({ options, server: platform, profileName });
