@@ -10,12 +10,34 @@ function childPath(parent: string, error: ValidationError): string {
   return parent ? `${parent}.${error.property}` : error.property;
 }
 
+/** Rules on a value's size, which say nothing useful about a value of the wrong kind. */
+const SIZE_RULES = new Set([
+  'minLength',
+  'maxLength',
+  'isLength',
+  'min',
+  'max',
+  'arrayMinSize',
+  'arrayMaxSize',
+]);
+
+/**
+ * The messages of a field's failed rules. When a rule on what the value is failed (a type, a
+ * format, visible text), its size rules are left out: `5` for a name is "must be a string",
+ * not also "must be 1 to 200 characters", and a missing date-time is not "too long".
+ */
+function messagesOf(constraints: Record<string, string>): Set<string> {
+  const failed = Object.keys(constraints);
+  const kind = failed.filter((rule) => !SIZE_RULES.has(rule));
+  // Two rules may word their refusal alike (a date-time that is neither RFC 3339 nor ISO
+  // 8601 strict): each message once.
+  return new Set((kind.length > 0 ? kind : failed).map((rule) => constraints[rule]));
+}
+
 function collect(errors: ValidationError[], parent: string, out: ProblemFieldError[]): void {
   for (const error of errors) {
     const path = childPath(parent, error);
-    // Two rules may word their refusal alike (a date-time that is neither RFC 3339 nor ISO
-    // 8601 strict): each message once.
-    for (const message of new Set(Object.values(error.constraints ?? {}))) {
+    for (const message of messagesOf(error.constraints ?? {})) {
       out.push({ path, message });
     }
     if (error.children?.length) collect(error.children, path, out);

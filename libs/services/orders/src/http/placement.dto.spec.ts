@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
+import { flattenValidationErrors } from '@comanda/http';
 import { FailedReportDto, PlacedReportDto } from './placement.dto';
 
 /** The messages validation gives a placed report with `orderName`, [] when it is valid. */
@@ -64,10 +65,7 @@ describe('the optional fields of the placement reports', () => {
     datePlaced: '2026-11-23T18:00:00Z',
     estimatedReadyTime: '2026-11-23T18:20:00Z',
   };
-  const failedFields = async (
-    body: object,
-    type: typeof PlacedReportDto | typeof FailedReportDto,
-  ) =>
+  const failedFields = async (body: object, type: new () => object) =>
     (await validate(plainToInstance(type, body), { forbidUnknownValues: true })).map(
       (error) => error.property,
     );
@@ -88,5 +86,17 @@ describe('the optional fields of the placement reports', () => {
     expect(
       await failedFields({ code: 'pos.down', message: 'm', data: null }, FailedReportDto),
     ).toEqual(['data']);
+  });
+});
+
+describe('what a placed report without its date says', () => {
+  it('names the missing date-time, not a length it could not exceed', async () => {
+    const report = plainToInstance(PlacedReportDto, {
+      orderName: 'Check 42',
+      estimatedReadyTime: '2026-11-23T18:20:00Z',
+    });
+    expect(flattenValidationErrors(await validate(report))).toEqual([
+      { path: 'datePlaced', message: expect.stringMatching(/date-time/) },
+    ]);
   });
 });
