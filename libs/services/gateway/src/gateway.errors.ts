@@ -22,6 +22,18 @@ export class InvalidPathError extends ProblemError {
   }
 }
 
+/** RFC 9110 lets these appear once: Node keeps the first and drops the rest, silently. */
+export class DuplicateHeaderError extends ProblemError {
+  constructor(name: string) {
+    super({
+      status: 400,
+      code: 'request.duplicate_header',
+      title: 'Duplicate header',
+      detail: `The ${name} header must appear once.`,
+    });
+  }
+}
+
 export class InvalidAuthorizationSchemeError extends ProblemError {
   constructor() {
     super({

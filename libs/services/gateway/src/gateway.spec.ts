@@ -183,6 +183,26 @@ describe.each([
       expect(response.json()).toMatchObject({ status: 401, code: 'auth.invalid_scheme' });
     });
 
+    it('refuses an Authorization or Content-Type header sent twice, naming it, without forwarding', async () => {
+      const forwardedBefore = upstreams.config.seen.length + upstreams.orders.seen.length;
+      const twice = await send(gateway.url, '/entities/menu/configs', {
+        headers: { ...V0, authorization: ['Bearer a.b.c', 'Bearer d.e.f'] },
+      });
+      expect(twice.status).toBe(400);
+      expect(twice.json()).toMatchObject({
+        code: 'request.duplicate_header',
+        detail: 'The authorization header must appear once.',
+      });
+      const types = await send(gateway.url, '/stores/s1', {
+        method: 'PUT',
+        headers: { ...V0, 'content-type': ['application/json', 'text/plain'] },
+        body: '{}',
+      });
+      expect(types.status).toBe(400);
+      expect(types.json()).toMatchObject({ code: 'request.duplicate_header' });
+      expect(upstreams.config.seen.length + upstreams.orders.seen.length).toBe(forwardedBefore);
+    });
+
     it('forwards Basic client authentication to the token endpoint', async () => {
       const authorization = `Basic ${Buffer.from('id:secret').toString('base64')}`;
       const response = await send(gateway.url, '/auth/acme/connect/token', {

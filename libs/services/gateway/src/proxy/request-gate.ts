@@ -13,6 +13,7 @@ import { BearerTokenVerifier, type Principal } from '@comanda/security';
 import { GatewayConfig } from '../config/gateway.config';
 import {
   BodyTooLargeError,
+  DuplicateHeaderError,
   InvalidAuthorizationSchemeError,
   InvalidPathError,
   RouteNotFoundError,
@@ -110,6 +111,7 @@ export class RequestGate {
     }
 
     if (!isVersionExempt(path)) checkApiVersion(request.headers[API_VERSION_HEADER]);
+    checkSingletonHeaders(request.raw.rawHeaders);
 
     const authorization = request.headers.authorization;
     if (
@@ -134,6 +136,27 @@ export class RequestGate {
         throw new BodyTooLargeError(bodyLimitBytes);
     }
     return { upstream, bodyLimitBytes, hasBody, clientAddress: this.addressOf(request) };
+  }
+}
+
+/**
+ * Headers that decide who asks and how the body reads, sent twice: Node's request keeps the
+ * first and drops the others, while a proxy before us may have read the last. Refused
+ * rather than guessed.
+ */
+const SINGLETON_HEADERS = ['authorization', 'content-type'];
+
+function checkSingletonHeaders(rawHeaders: string[]): void {
+  const seen: string[] = [];
+  // Names at even indexes, values at odd ones.
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const raw = rawHeaders[index];
+    // Most names are neither: their length tells, without a lower-cased copy per request.
+    if (raw.length !== 13 && raw.length !== 12) continue;
+    const name = raw.toLowerCase();
+    if (!SINGLETON_HEADERS.includes(name)) continue;
+    if (seen.includes(name)) throw new DuplicateHeaderError(rawHeaders[index]);
+    seen.push(name);
   }
 }
 
