@@ -7,6 +7,7 @@ import type { LoggerService } from '@nestjs/common';
 import { Client } from 'pg';
 import { useDataFolder } from './data-folder';
 import { freePort } from './free-port';
+import { processAlive } from './process-alive';
 import { StartupError } from './startup-error';
 
 export interface EmbeddedPostgres {
@@ -403,7 +404,12 @@ async function stopStaleServer(
   const pidFile = join(databaseDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid) || !commandLine(pid).includes('postgres')) {
+  if (
+    !Number.isInteger(pid) ||
+    pid <= 0 ||
+    !processAlive(pid) ||
+    !commandLine(pid).includes('postgres')
+  ) {
     return; // PostgreSQL itself removes a lock file whose process is gone.
   }
   const guard = parentOf(pid);
@@ -435,19 +441,11 @@ async function stopStaleServer(
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function gone(pid: number, withinMs: number): Promise<boolean> {
   const until = Date.now() + withinMs;
-  while (alive(pid) && Date.now() < until) await new Promise((done) => setTimeout(done, 100));
-  return !alive(pid);
+  while (processAlive(pid) && Date.now() < until)
+    await new Promise((done) => setTimeout(done, 100));
+  return !processAlive(pid);
 }
 
 function commandLine(pid: number): string {

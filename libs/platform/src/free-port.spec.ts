@@ -1,8 +1,11 @@
-import { utimesSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 type FreePort = typeof import('./free-port').freePort;
+
+const FOLDER = join(tmpdir(), `comanda-ports-${process.getuid?.() ?? 'user'}`);
 
 /** A fresh copy of the module: what another process calling `freePort` would load. */
 function anotherProcess(): FreePort {
@@ -18,6 +21,14 @@ function drawing(...ports: number[]): jest.SpyInstance {
   const spy = jest.spyOn(Math, 'random');
   for (const port of ports) spy.mockReturnValueOnce((port - 10_000 + 0.5) / 22_000);
   return spy;
+}
+
+/** The id of a process that has ended. */
+function goneProcessId(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(child.stdout);
 }
 
 describe('freePort', () => {
@@ -36,11 +47,29 @@ describe('freePort', () => {
 
   it('hands out again a port whose claim is old enough that its process bound it or never will', async () => {
     const port = await anotherProcess()();
-    const claim = join(tmpdir(), `comanda-ports-${process.getuid?.() ?? 'user'}`, String(port));
     const sixMinutesAgo = new Date(Date.now() - 6 * 60_000);
-    utimesSync(claim, sixMinutesAgo, sixMinutesAgo);
+    utimesSync(join(FOLDER, String(port)), sixMinutesAgo, sixMinutesAgo);
 
     drawing(port);
     expect(await anotherProcess()()).toBe(port);
+  });
+
+  it('hands out again a port claimed by a process that has ended', async () => {
+    const port = await anotherProcess()();
+    writeFileSync(join(FOLDER, String(port)), `${goneProcessId()} 0\n`);
+
+    drawing(port);
+    expect(await anotherProcess()()).toBe(port);
+  });
+
+  it('goes by the bind check alone when the folder of claims is open to other accounts', async () => {
+    const port = await anotherProcess()();
+    chmodSync(FOLDER, 0o777);
+    try {
+      drawing(port);
+      expect(await anotherProcess()()).toBe(port);
+    } finally {
+      chmodSync(FOLDER, 0o700);
+    }
   });
 });
