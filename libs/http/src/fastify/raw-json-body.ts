@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseGuardedJson } from './json-input-guard';
+import { utf8Body } from './utf8-body';
 
 /**
  * Hands the body of `application/json` requests to the handler as the exact bytes received
@@ -26,7 +27,7 @@ export function keepRawJsonBody(
         return;
       }
       try {
-        done(null, parseGuardedJson(body.toString('utf8')));
+        done(null, parseGuardedJson(typeof body === 'string' ? body : utf8Body(body, 'json')));
       } catch (error) {
         done(error as Error, undefined);
       }

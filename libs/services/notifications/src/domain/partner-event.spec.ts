@@ -30,6 +30,11 @@ describe('parsePartnerEvent', () => {
     expect(parse([valid])).toMatchObject({ ok: false, malformedJson: false });
   });
 
+  it('says a body that is not UTF-8 is malformed JSON, not an event with a mangled reason', () => {
+    const latin1 = Buffer.from(JSON.stringify({ ...valid, reason: 'refus\u00e9' }), 'latin1');
+    expect(parsePartnerEvent(latin1)).toMatchObject({ ok: false, malformedJson: true });
+  });
+
   it('refuses an event nested deeper than any JSON body may be, naming where', () => {
     const deep = JSON.stringify(valid).replace(
       /}$/,

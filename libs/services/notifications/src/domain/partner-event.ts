@@ -8,6 +8,7 @@ import {
   parseGuardedJson,
   RequestValidationError,
   unstorableText,
+  utf8Body,
   type ProblemFieldError,
 } from '@comanda/http';
 
@@ -38,7 +39,7 @@ export function parsePartnerEvent(raw: Buffer): ParsedPartnerEvent {
   try {
     // The input guard of every JSON body (depth, width, length, prototype keys), applied
     // here because the body stays raw bytes until its signature is checked.
-    value = parseGuardedJson(raw.toString('utf8'), PARTNER_EVENT_LIMITS);
+    value = parseGuardedJson(utf8Body(raw, 'json'), PARTNER_EVENT_LIMITS);
   } catch (error) {
     if (error instanceof RequestValidationError) {
       return { ok: false, malformedJson: false, errors: error.errors ?? [] };

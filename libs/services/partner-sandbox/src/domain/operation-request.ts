@@ -1,5 +1,5 @@
 import { PAYMENT_OPERATION_TYPES, type Money, type PaymentOperationType } from '@comanda/contracts';
-import type { ProblemFieldError } from '@comanda/http';
+import { utf8Body, type ProblemFieldError } from '@comanda/http';
 
 /** `{operationId, operationType, paymentId, orderId, merchantId, amount: {value, currency}, paymentMethod}` */
 export interface OperationRequest {
@@ -21,7 +21,7 @@ export type ReadBody =
 export function readJsonObject(raw: Buffer): ReadBody | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(utf8Body(raw, 'json'));
   } catch {
     return undefined;
   }
