@@ -95,14 +95,23 @@ function withinListedStatuses(mapped: MappedProblem, request: FastifyRequest): M
 /** The token endpoint: under a tenant's path, or at the root of its own issuer host. */
 const TOKEN_ENDPOINT = /^(?:\/auth\/[^/?]+)?\/connect\/token(?:\?|$)/;
 
+/** Refusals of a request's form, before the endpoint, that OAuth calls `invalid_request`. */
+const OAUTH_INVALID_REQUEST_CODES = new Set([
+  'request.unsupported_media_type',
+  // RFC 6749 §5.2: "includes ... more than one mechanism for authenticating the client".
+  'request.duplicate_header',
+]);
+
 /**
  * The token endpoint speaks OAuth (RFC 6749 §5.2): a body that is not a form, refused for its
- * media type before the endpoint (by the gateway, or by a service with no parser for it), is
- * the `invalid_request` an OAuth client reads, not a 415 problem.
+ * media type before the endpoint (by the gateway, or by a service with no parser for it), or
+ * a request with two Authorization (or Content-Type) headers, refused by the gateway, is the
+ * `invalid_request` an OAuth client reads, not a problem.
  */
 function withinOAuth(mapped: MappedProblem, request: FastifyRequest): MappedProblem {
   const { problem } = mapped;
-  if (problem.status !== 415 || !TOKEN_ENDPOINT.test(request.url)) return mapped;
+  const invalidRequest = problem.status === 415 || OAUTH_INVALID_REQUEST_CODES.has(problem.code);
+  if (!invalidRequest || !TOKEN_ENDPOINT.test(request.url)) return mapped;
   return { ...mapped, problem: new OAuthError('invalid_request', problem.detail ?? problem.title) };
 }
 

@@ -321,6 +321,25 @@ describe.each([
       }
       expect(upstreams.auth.seen.length).toBe(before);
     });
+
+    it('answers two Authorization headers at the token endpoint as OAuth does (invalid_request)', async () => {
+      const before = upstreams.auth.seen.length;
+      const basic = `Basic ${Buffer.from('client:secret').toString('base64')}`;
+      const response = await send(gateway.url, '/auth/acme/connect/token', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: [basic, basic] as unknown as string,
+        },
+        body: 'grant_type=client_credentials',
+      });
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({
+        error: 'invalid_request',
+        code: 'oauth.invalid_request',
+      });
+      expect(upstreams.auth.seen.length).toBe(before);
+    });
   });
 
   describe('body size', () => {
