@@ -18,7 +18,7 @@ import { utf8Body } from './utf8-body';
 export interface FastifyAdapterOptions {
   /** Largest accepted request body in bytes; default 1 MiB. */
   bodyLimitBytes?: number;
-  /** Content types whose body reaches handlers as a plain string (`text/plain` always does). */
+  /** Content types whose body reaches handlers as a plain (UTF-8) string; `text/plain` only when listed. */
   rawContentTypes?: string[];
   /** Header, request and keep-alive timeouts; defaults in DEFAULT_SERVER_TIMEOUTS. */
   timeouts?: Partial<ServerTimeouts>;

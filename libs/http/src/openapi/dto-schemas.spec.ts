@@ -4,12 +4,13 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
+  Length,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsOmittable } from '../validation/is-omittable';
 import { fillDtoSchemas } from './dto-schemas';
 
 class LineDto {
@@ -20,13 +21,17 @@ class LineDto {
   @IsInt()
   @Min(1)
   quantity!: number;
+
+  @IsString()
+  @Length(2, 8)
+  code!: string;
 }
 
 class OrderDto {
   @IsIn(['pickup', 'delivery'])
   mode!: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   note?: string;
 
@@ -61,8 +66,9 @@ describe('component schemas from DTO validation decorators', () => {
       properties: {
         sku: { type: 'string', maxLength: 50 },
         quantity: { type: 'integer', minimum: 1 },
+        code: { type: 'string', minLength: 2, maxLength: 8 },
       },
-      required: ['sku', 'quantity'],
+      required: ['sku', 'quantity', 'code'],
     });
   });
 

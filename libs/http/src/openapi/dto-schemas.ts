@@ -28,7 +28,7 @@ function validatedClasses(): Map<string, Class> {
   return classes;
 }
 
-// class-validator's ValidationTypes of @IsOptional and @ValidateNested.
+// class-validator's ValidationTypes of @IsOptional / @IsOmittable (any @ValidateIf) and @ValidateNested.
 const CONDITIONAL = 'conditionalValidation';
 const NESTED = 'nestedValidation';
 
@@ -63,7 +63,7 @@ function constraintSchema(rule: ValidationMetadata): Schema {
       return { maxLength: first };
     case 'minLength':
       return { minLength: first };
-    case 'length':
+    case 'isLength':
       return { minLength: first, ...(second === undefined ? {} : { maxLength: second }) };
     case 'matches':
       return first instanceof RegExp ? { pattern: first.source } : {};

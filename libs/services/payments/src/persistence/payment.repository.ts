@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PaymentOperationType } from '@comanda/contracts';
-import { schemaOf, type Tx } from '@comanda/persistence';
+import { isUuid, schemaOf, type Tx } from '@comanda/persistence';
 import type {
   OperationStatus,
   Payment,
@@ -106,6 +106,8 @@ export class PaymentRepository {
   }
 
   async find(tx: Tx, tenantId: string, id: string): Promise<Payment | undefined> {
+    // A path id that is no UUID names no payment (404, as for orders), never a uuid column.
+    if (!isUuid(id)) return undefined;
     const rows: PaymentRow[] = await tx.query(
       `SELECT * FROM ${table(tx, 'payments')} WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid, type Tx } from '@comanda/persistence';
+import type { Tx } from '@comanda/persistence';
 import type { Payment, PaymentEventRecord, PaymentOperation } from '../../domain/payment';
 import { PaymentRepository } from '../../persistence/payment.repository';
 import { PaymentNotFoundError } from './payment.errors';
@@ -16,8 +16,7 @@ export class GetPayment {
   constructor(private readonly payments: PaymentRepository) {}
 
   async execute(tx: Tx, tenantId: string, id: string): Promise<PaymentDetails> {
-    // A path id that is no UUID names no payment (404, as for orders).
-    const payment = isUuid(id) ? await this.payments.find(tx, tenantId, id) : undefined;
+    const payment = await this.payments.find(tx, tenantId, id);
     if (!payment) throw new PaymentNotFoundError(id);
     return {
       payment,
