@@ -1,5 +1,16 @@
 import { plainToInstance, Type } from 'class-transformer';
-import { IsInt, IsString, Length, Max, Min, ValidateNested, validate } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+  validate,
+} from 'class-validator';
 import { flattenValidationErrors } from './validation-errors';
 
 class Item {
@@ -19,6 +30,13 @@ class Order {
   items!: Item[];
 }
 
+class Grant {
+  @IsArray()
+  @ArrayMaxSize(2)
+  @IsIn(['read', 'write'], { each: true })
+  permissions!: string[];
+}
+
 async function errorsOf(body: object) {
   return flattenValidationErrors(await validate(plainToInstance(Order, body)));
 }
@@ -36,5 +54,21 @@ describe('validation errors as a flat list', () => {
       { path: 'name', message: 'name must be shorter than or equal to 20 characters' },
       { path: 'items[0].quantity', message: 'quantity must not be greater than 99' },
     ]);
+  });
+
+  it('says an array is too long even when one of its elements is refused too', async () => {
+    const errors = flattenValidationErrors(
+      await validate(plainToInstance(Grant, { permissions: ['read', 'write', 'admin'] })),
+    );
+    expect(errors.map((error) => error.message).sort()).toEqual([
+      'each value in permissions must be one of the following values: read, write',
+      'permissions must contain no more than 2 elements',
+    ]);
+  });
+
+  it('says only that a value is no array when it is none', async () => {
+    expect(
+      flattenValidationErrors(await validate(plainToInstance(Grant, { permissions: 'read' }))),
+    ).toEqual([{ path: 'permissions', message: expect.stringMatching(/must be an array/) }]);
   });
 });

@@ -11,15 +11,12 @@ function childPath(parent: string, error: ValidationError): string {
 }
 
 /** Rules on a value's size, which say nothing useful about a value of the wrong kind. */
-const SIZE_RULES = new Set([
-  'minLength',
-  'maxLength',
-  'isLength',
-  'min',
-  'max',
-  'arrayMinSize',
-  'arrayMaxSize',
-]);
+const SIZE_RULES = new Set(['minLength', 'maxLength', 'isLength', 'min', 'max']);
+/**
+ * Rules on an array's size: left out only when the value is no array. Beside them, a failed
+ * rule may be an `each` rule on one element, which says nothing about the array's size.
+ */
+const ARRAY_SIZE_RULES = new Set(['arrayMinSize', 'arrayMaxSize']);
 
 /**
  * The messages of a field's failed rules. When a rule on what the value is failed (a type, a
@@ -28,10 +25,15 @@ const SIZE_RULES = new Set([
  */
 function messagesOf(constraints: Record<string, string>): Set<string> {
   const failed = Object.keys(constraints);
-  const kind = failed.filter((rule) => !SIZE_RULES.has(rule));
+  const kind = failed.filter((rule) => !SIZE_RULES.has(rule) && !ARRAY_SIZE_RULES.has(rule));
+  const shown = failed.filter((rule) => {
+    if (SIZE_RULES.has(rule)) return kind.length === 0;
+    if (ARRAY_SIZE_RULES.has(rule)) return !failed.includes('isArray');
+    return true;
+  });
   // Two rules may word their refusal alike (a date-time that is neither RFC 3339 nor ISO
   // 8601 strict): each message once.
-  return new Set((kind.length > 0 ? kind : failed).map((rule) => constraints[rule]));
+  return new Set(shown.map((rule) => constraints[rule]));
 }
 
 function collect(errors: ValidationError[], parent: string, out: ProblemFieldError[]): void {
