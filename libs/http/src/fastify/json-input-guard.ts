@@ -160,7 +160,7 @@ export function installJsonInputGuard(
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit },
-    (request: FastifyRequest, body: string | Buffer, done) => {
+    (request: FastifyRequest, body: Buffer, done) => {
       // Many clients send their JSON Content-Type on every request: a DELETE without a body
       // has none to parse.
       if (body.length === 0 && request.method === 'DELETE') {
@@ -168,8 +168,7 @@ export function installJsonInputGuard(
         return;
       }
       try {
-        const text = typeof body === 'string' ? body : utf8Body(body, 'json');
-        done(null, parseGuardedJson(text, limits));
+        done(null, parseGuardedJson(utf8Body(body, 'json'), limits));
       } catch (error) {
         done(error as Error, undefined);
       }

@@ -21,13 +21,13 @@ export function keepRawJsonBody(
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit },
-    (request, body, done) => {
+    (request, body: Buffer, done) => {
       if (keepsRaw(request.url.split('?')[0])) {
         done(null, body);
         return;
       }
       try {
-        done(null, parseGuardedJson(typeof body === 'string' ? body : utf8Body(body, 'json')));
+        done(null, parseGuardedJson(utf8Body(body, 'json')));
       } catch (error) {
         done(error as Error, undefined);
       }

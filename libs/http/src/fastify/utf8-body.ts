@@ -8,19 +8,13 @@ import { ProblemError } from '../problem/problem.error';
  */
 export function utf8Body(body: Buffer, kind: 'json' | 'text'): string {
   if (!isUtf8(body)) {
-    throw kind === 'json'
-      ? new ProblemError({
-          status: 400,
-          code: 'request.malformed_json',
-          title: 'Malformed JSON',
-          detail: 'The request body is not valid UTF-8.',
-        })
-      : new ProblemError({
-          status: 400,
-          code: 'request.invalid_encoding',
-          title: 'Invalid encoding',
-          detail: 'The request body is not valid UTF-8.',
-        });
+    const json = kind === 'json';
+    throw new ProblemError({
+      status: 400,
+      code: json ? 'request.malformed_json' : 'request.invalid_encoding',
+      title: json ? 'Malformed JSON' : 'Invalid encoding',
+      detail: 'The request body is not valid UTF-8.',
+    });
   }
   return body.toString('utf8');
 }

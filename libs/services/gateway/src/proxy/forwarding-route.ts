@@ -33,10 +33,7 @@ export class ForwardingRoute implements OnModuleInit {
         // Fastify's own refusals before the handler (a Content-Type header it cannot parse):
         // the route is registered before Nest sets its error handler, which a route takes
         // when registered, so it names the problem answer itself.
-        errorHandler: (error, request, reply) => {
-          if (requestHasBody(request)) closeAfterAnswer(request, reply);
-          answerWithProblem(request, reply, error, this.logger);
-        },
+        errorHandler: (error, request, reply) => this.refuse(request, reply, error),
       },
       (request, reply) => this.forward(request, reply),
     );
@@ -47,9 +44,7 @@ export class ForwardingRoute implements OnModuleInit {
     try {
       admitted = await this.gate.admit(request, reply);
     } catch (error) {
-      // Refused from its headers: the body is never parsed, and the connection closes after it.
-      if (requestHasBody(request)) closeAfterAnswer(request, reply);
-      answerWithProblem(request, reply, error, this.logger);
+      this.refuse(request, reply, error);
       return;
     }
     markForwarded(request, admitted.upstream.name);
@@ -63,6 +58,12 @@ export class ForwardingRoute implements OnModuleInit {
       if (callerGone(request) && !reply.raw.writableFinished) return;
       answerWithProblem(request, reply, error, this.logger);
     }
+  }
+
+  /** Refused from its headers: the body is never read, and the connection closes after it. */
+  private refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+    if (requestHasBody(request)) closeAfterAnswer(request, reply);
+    answerWithProblem(request, reply, error, this.logger);
   }
 }
 
