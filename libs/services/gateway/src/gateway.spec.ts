@@ -696,12 +696,19 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
   it('answers 429 with Retry-After once a verified client spent its budget, other clients unaffected', async () => {
     const alice = await bearer('acme', 'alice');
     const bob = await bearer('acme', 'bob');
-    for (let i = 0; i < 3; i += 1)
-      expect((await send(gateway.url, '/entities/a/configs', { headers: alice })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const admitted = await send(gateway.url, '/entities/a/configs', { headers: alice });
+      expect(admitted.status).toBe(200);
+      // The budget left goes out with every answer.
+      expect(admitted.headers['x-ratelimit-limit']).toBe('3');
+      expect(admitted.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+      expect(Number(admitted.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+    }
 
     const limited = await send(gateway.url, '/entities/a/configs', { headers: alice });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     expect(limited.headers['content-type']).toContain('application/problem+json');
     expect(limited.json()).toMatchObject({ status: 429, code: 'request.rate_limited' });
 

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { answerWithProblem, closeAfterAnswer, markForwarded } from '@comanda/http';
 import { LocalHandOff } from './local-hand-off';
 import { ProxyService } from './proxy.service';
-import { RequestGate, requestHasBody } from './request-gate';
+import { type AdmittedRequest, RequestGate, requestHasBody } from './request-gate';
 
 /**
  * Every path the gateway does not serve itself, as one plain Fastify route: the request gate,
@@ -39,25 +39,50 @@ export class ForwardingRoute implements OnModuleInit {
     );
   }
 
-  private async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    let admitted;
+  /**
+   * Synchronous while nothing needs waiting for (ADR 0036's hand-off of a request whose token
+   * was verified before): Fastify then wraps no promise around the request.
+   */
+  private forward(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    let admitted: AdmittedRequest | Promise<AdmittedRequest>;
     try {
-      admitted = await this.gate.admit(request, reply);
+      admitted = this.gate.admit(request, reply);
     } catch (error) {
       this.refuse(request, reply, error);
       return;
     }
+    if (admitted instanceof Promise)
+      return admitted.then(
+        (known) => this.dispatch(request, reply, known),
+        (error: unknown) => this.refuse(request, reply, error),
+      );
+    return this.dispatch(request, reply, admitted);
+  }
+
+  /** To a service of this process, else over HTTP. */
+  private dispatch(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    admitted: AdmittedRequest,
+  ): Promise<void> | undefined {
     markForwarded(request, admitted.upstream.name);
     try {
       if (this.handOff.serve(request, reply, admitted)) return;
-      await this.proxy.forward(request, reply, admitted);
+      return this.proxy
+        .forward(request, reply, admitted)
+        .catch((error: unknown) => this.failed(request, reply, error));
     } catch (error) {
-      // The caller went away: nobody to answer (its line says "request aborted"). Its
-      // connection tells, not the request stream: Node destroys that one as soon as a body
-      // has been read in full, and an upstream failure after it must still be answered.
-      if (callerGone(request) && !reply.raw.writableFinished) return;
-      answerWithProblem(request, reply, error, this.logger);
+      this.failed(request, reply, error);
+      return;
     }
+  }
+
+  private failed(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+    // The caller went away: nobody to answer (its line says "request aborted"). Its
+    // connection tells, not the request stream: Node destroys that one as soon as a body
+    // has been read in full, and an upstream failure after it must still be answered.
+    if (callerGone(request) && !reply.raw.writableFinished) return;
+    answerWithProblem(request, reply, error, this.logger);
   }
 
   /** Refused from its headers: the body is never read, and the connection closes after it. */

@@ -20,7 +20,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../gateway.errors';
 import { GatewayRateLimiter } from '../rate-limit/gateway-rate-limiter';
-import { assignRateLimitKey } from '../rate-limit/rate-limit-key';
+import { rateLimitKey } from '../rate-limit/rate-limit-key';
 import {
   acceptedMediaType,
   allowsBasicAuth,
@@ -81,30 +81,70 @@ export class RequestGate {
     );
   }
 
-  async admit(request: FastifyRequest, reply: FastifyReply): Promise<AdmittedRequest> {
+  /**
+   * The request admitted, or the problem refusing it. Synchronous when nothing needs waiting
+   * for (no token to verify, or one verified before): the gateway's hot path then makes no
+   * promise of its own. Its refusal is thrown, or the promise rejects with it.
+   */
+  admit(request: FastifyRequest, reply: FastifyReply): AdmittedRequest | Promise<AdmittedRequest> {
+    const address = this.addressOf(request);
+    const path = request.url.split('?')[0];
+    let upstream: Upstream;
     let principal: Principal | undefined;
-    const outcome = await this.check(request, (verified) => (principal = verified)).then(
-      (admitted) => ({ admitted, error: undefined }),
-      (error: unknown) => ({ admitted: undefined, error }),
-    );
-    assignRateLimitKey(request, principal, this.addressOf(request));
-    await this.rateLimiter.admit(request, reply);
-    if (outcome.admitted) return outcome.admitted;
-    throw outcome.error;
+    try {
+      upstream = this.route(request, path);
+      if (this.config.GATEWAY_VERIFY_TOKENS === 'true' && requiresBearer(path)) {
+        principal = this.verifier.knownPrincipal(request);
+        if (!principal)
+          return this.verifier.authenticate(request, undefined).then(
+            (verified) => this.settle(request, reply, path, address, verified, upstream),
+            (error: unknown) => this.refuse(reply, address, undefined, error),
+          );
+      }
+    } catch (error) {
+      return this.refuse(reply, address, undefined, error);
+    }
+    return this.settle(request, reply, path, address, principal, upstream);
   }
 
-  private async check(
+  /** The checks of the body's headers, once the caller is known; every request is counted. */
+  private settle(
     request: FastifyRequest,
-    onVerified: (principal: Principal) => void,
-  ): Promise<AdmittedRequest> {
-    const path = request.url.split('?')[0];
-    const method = request.method.toUpperCase();
+    reply: FastifyReply,
+    path: string,
+    address: string,
+    principal: Principal | undefined,
+    upstream: Upstream,
+  ): AdmittedRequest {
+    let admitted: AdmittedRequest;
+    try {
+      admitted = this.checkBody(request, path, upstream, address);
+    } catch (error) {
+      return this.refuse(reply, address, principal, error);
+    }
+    this.rateLimiter.admit(rateLimitKey(principal, address), reply);
+    return admitted;
+  }
 
+  /** A refused request counts against its caller's budget too; a spent budget answers first. */
+  private refuse(
+    reply: FastifyReply,
+    address: string,
+    principal: Principal | undefined,
+    error: unknown,
+  ): never {
+    this.rateLimiter.admit(rateLimitKey(principal, address), reply);
+    throw error;
+  }
+
+  /** The upstream owning the path, once the path and the headers that need no body pass. */
+  private route(request: FastifyRequest, path: string): Upstream {
     if (hasDotSegment(path)) throw new InvalidPathError();
     const upstreamName = owningUpstream(path);
     const upstream = upstreamName && this.pools.get(upstreamName);
     if (!upstream) {
       // One of the gateway's own paths (`/docs`, `/health/...`) asked with another method.
+      const method = request.method.toUpperCase();
       const allowed = allowedMethods(request.server, path);
       if (allowed.length > 0) throw new MethodNotAllowedError(method, path, allowed);
       throw new RouteNotFoundError(method, path);
@@ -121,10 +161,16 @@ export class RequestGate {
     ) {
       throw new InvalidAuthorizationSchemeError();
     }
-    if (this.config.GATEWAY_VERIFY_TOKENS === 'true' && requiresBearer(path)) {
-      onVerified(await this.verifier.authenticate(request, undefined));
-    }
+    return upstream;
+  }
 
+  private checkBody(
+    request: FastifyRequest,
+    path: string,
+    upstream: Upstream,
+    address: string,
+  ): AdmittedRequest {
+    const method = request.method.toUpperCase();
     const hasBody = requestHasBody(request);
     const bodyLimitBytes = bodyLimitFor(method, path, this.bodyLimits, upstream.name);
     if (hasBody) {
@@ -135,7 +181,7 @@ export class RequestGate {
       if (Number.isFinite(declared) && declared > bodyLimitBytes)
         throw new BodyTooLargeError(bodyLimitBytes);
     }
-    return { upstream, bodyLimitBytes, hasBody, clientAddress: this.addressOf(request) };
+    return { upstream, bodyLimitBytes, hasBody, clientAddress: address };
   }
 }
 
