@@ -6,7 +6,7 @@
  *     RabbitMQ with publisher confirms (target ≥ 0.5×);
  *   - retention: delete rate against the relay's publish rate (target ≥ 10×).
  *
- *   node -r @swc-node/register bench/relay.ts
+ *   node -r ./tools/register.js bench/relay.ts
  *
  * Needs PostgreSQL and RabbitMQ like the tests (DATABASE_URL / AMQP_URL or the local ports).
  */

@@ -5,7 +5,7 @@
  * the same run. Each claim runs in a transaction that is rolled back, so every one sees the
  * same backlog.
  *
- *   node -r @swc-node/register bench/webhook-claim.ts
+ *   node -r ./tools/register.js bench/webhook-claim.ts
  *
  * Needs PostgreSQL like the tests (DATABASE_URL or 127.0.0.1:5432). Knobs:
  * WEBHOOK_BENCH_SUBSCRIPTIONS (50), WEBHOOK_BENCH_BACKLOGS (comma-separated pending

@@ -11,7 +11,7 @@
  *   them timestamps), answered with the same body and ETag. It reads schema `config` of the
  *   same database, which the platform creates (the route answers 404 until then).
  *
- *   DATABASE_URL=… node -r @swc-node/register bench/support/baseline-server.ts
+ *   DATABASE_URL=… node -r ./tools/register.js bench/support/baseline-server.ts
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';

@@ -5,7 +5,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { LoadOptions, LoadResult } from './load';
 
 export interface Started {
@@ -15,21 +15,26 @@ export interface Started {
   readyMs: number;
 }
 
-/** `node -r @swc-node/register`: TypeScript run as is. */
-const REGISTER = ['-r', '@swc-node/register'];
+const ROOT = join(__dirname, '..', '..');
+
+/** `node -r ./tools/register.js`: TypeScript run as is. */
+const REGISTER = ['-r', join(ROOT, 'tools', 'register.js')];
 
 /**
  * The Node options `npm start` runs the platform with (package.json's `start` script, between
- * `node` and the script: `-r @swc-node/register` and the young generation's size, ADR 0045).
+ * `node` and the script: `-r ./tools/register.js` and the young generation's size, ADR 0045).
  * Every process a bench measures runs with them, the bare baselines too: the same runtime.
  */
-export function startOptions(packageJson = join(__dirname, '..', '..', 'package.json')): string[] {
+export function startOptions(packageJson = join(ROOT, 'package.json')): string[] {
   const { scripts } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
     scripts: { start: string };
   };
   const words = scripts.start.split(/\s+/);
   if (words[0] !== 'node') throw new Error(`npm start does not run node: ${scripts.start}`);
-  return words.slice(1, -1);
+  // A preload named relative to the checkout (`-r ./tools/register.js`) is that checkout's.
+  return words
+    .slice(1, -1)
+    .map((word) => (word.startsWith('./') ? join(dirname(packageJson), word) : word));
 }
 
 /** Where `script`'s output goes, under `logPrefix` (e.g. `comanda-bench`). */

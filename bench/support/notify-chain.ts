@@ -7,7 +7,7 @@
  * the platform's relay runs in the platform's process; tells its parent `ready` over IPC
  * once it listens, and stops when the parent disconnects.
  *
- *   DATABASE_URL=… AMQP_URL=… AMQP_EXCHANGE=… node -r @swc-node/register bench/support/notify-chain.ts
+ *   DATABASE_URL=… AMQP_URL=… AMQP_EXCHANGE=… node -r ./tools/register.js bench/support/notify-chain.ts
  */
 import { connect } from 'amqplib';
 import { Client, Pool } from 'pg';

@@ -2,7 +2,7 @@
  * Where the time of a `--cpu-prof` profile went: idle share, self time per package (or
  * first-party file) and the hottest functions.
  *
- *   node -r @swc-node/register bench/support/profile-summary.ts <file.cpuprofile> [top]
+ *   node -r ./tools/register.js bench/support/profile-summary.ts <file.cpuprofile> [top]
  */
 import { readFileSync } from 'node:fs';
 

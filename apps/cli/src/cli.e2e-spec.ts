@@ -22,7 +22,7 @@ function comanda(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolveRun) => {
     execFile(
       process.execPath,
-      ['-r', '@swc-node/register', 'apps/cli/src/main.ts', ...args],
+      ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },

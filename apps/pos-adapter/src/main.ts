@@ -1,7 +1,7 @@
 import { startAdapter } from './adapter';
 import { loadConfig } from './config';
 
-// The reference POS adapter: `node -r @swc-node/register apps/pos-adapter/src/main.ts`
+// The reference POS adapter: `node -r ./tools/register.js apps/pos-adapter/src/main.ts`
 // (configuration in docs/pos-integration.md).
 async function main(): Promise<void> {
   // The adapter is meant to be copied out of this repository, so it reads its environment

@@ -27,7 +27,7 @@ async function startAdapter(
 ): Promise<RunningAdapter> {
   const child = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', 'apps/pos-adapter/src/main.ts'],
+    ['-r', './tools/register.js', 'apps/pos-adapter/src/main.ts'],
     {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', ...env },

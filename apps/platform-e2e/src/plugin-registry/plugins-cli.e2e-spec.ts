@@ -52,7 +52,7 @@ describe('comanda plugins (the CLI against the running platform)', () => {
     return new Promise((resolveRun) => {
       execFile(
         process.execPath,
-        ['-r', '@swc-node/register', 'apps/cli/src/main.ts', ...args],
+        ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args],
         { cwd: ROOT, env, timeout: 60_000 },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

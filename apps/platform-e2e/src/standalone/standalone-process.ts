@@ -10,7 +10,7 @@ export interface StandaloneProcess {
 }
 
 /**
- * Runs the standalone entry as `npm start` does (`node -r @swc-node/register …main.ts`), in a
+ * Runs the standalone entry as `npm start` does (`node -r ./tools/register.js …main.ts`), in a
  * process group of its own as a terminal would, with the test's environment and the given
  * settings only: no database or
  * broker URL, no admin credentials unless given.
@@ -31,7 +31,7 @@ export function startStandaloneProcess(
   }
   const child = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', 'apps/standalone/src/main.ts'],
+    ['-r', './tools/register.js', 'apps/standalone/src/main.ts'],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

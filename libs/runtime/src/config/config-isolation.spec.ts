@@ -8,7 +8,7 @@ describe('RuntimeConfig in a fresh process', () => {
       process.execPath,
       [
         '-r',
-        '@swc-node/register',
+        './tools/register.js',
         '-e',
         `const { loadConfig } = require('./libs/runtime/src/config/load-config.ts');
          const { RuntimeConfig } = require('./libs/runtime/src/config/runtime.config.ts');

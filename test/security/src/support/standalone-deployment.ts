@@ -29,7 +29,13 @@ export async function startStandaloneDeployment(
   const output = tail();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['-r', EXIT_WITH_RUNNER, '-r', '@swc-node/register', join(ROOT, 'apps/standalone/src/main.ts')],
+    [
+      '-r',
+      EXIT_WITH_RUNNER,
+      '-r',
+      './tools/register.js',
+      join(ROOT, 'apps/standalone/src/main.ts'),
+    ],
     {
       cwd: ROOT,
       env: {

@@ -1,6 +1,6 @@
 /**
  * A replica of a service for the crash tests, run as its own process (`node -r
- * @swc-node/register crash-worker.ts`): its outbox relay, a consumer and a timer handler that
+ * ./tools/register.js crash-worker.ts`): its outbox relay, a consumer and a timer handler that
  * record their effect; poison that kills the process (SIGKILL, as `kill -9` would)
  * mid-handling every time (`exit-*`), and events and timers that kill it once at a given
  * window (`kill-<window>-*`, remembered in the `kills` table so the next life goes on).

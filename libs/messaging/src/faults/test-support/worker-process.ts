@@ -39,7 +39,7 @@ export function startWorker(
   broker: TestBroker | undefined,
   options: WorkerOptions = {},
 ) {
-  const child: ChildProcess = spawn(process.execPath, ['-r', '@swc-node/register', WORKER], {
+  const child: ChildProcess = spawn(process.execPath, ['-r', './tools/register.js', WORKER], {
     cwd: REPO,
     env: {
       // The child inherits the test's environment (PATH, DATABASE_URL, ...), not a config.
