@@ -1,6 +1,6 @@
 import { runWithContext } from '@comanda/context';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
-import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import { createTestDatabase, TcpProxy, waitFor, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import { DEFAULT_RETRY_POLICY, type MessageBus, type SubscriptionHandle } from '../bus/message-bus';
 import { InProcessBus } from '../in-process/in-process-bus';
@@ -403,4 +403,53 @@ describe('outbox writer and relay wake-up', () => {
       await handle.cancel();
     }
   });
+});
+
+/**
+ * The listener connection is outside the pool, so outside the statement deadline's watch: a
+ * server that stops answering it (a frozen host, a network that drops the way back) must not
+ * hold the relay's rounds for good.
+ */
+describe('outbox relay whose listener connection stalls', () => {
+  it.each([
+    ['its LISTEN', 'LISTEN'],
+    ['its leader lock', 'pg_try_advisory_lock'],
+  ])(
+    'closes the listener when the server does not answer %s in time, listens again and publishes',
+    async (_what, statement) => {
+      const db = await createTestDatabase('outbox-listener-stall');
+      const target = new URL(db.url);
+      const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+      const ds = await openServiceDatabase(proxy.urlFor(db.url), 5, 1_000);
+      const bus = new InProcessBus();
+      const received: string[] = [];
+      const handle = await bus.subscribe({
+        queue: 'svc.stalled-listener',
+        eventTypes: [EventTypes.ConfigUpdated],
+        handler: async ({ event }) => {
+          received.push(event.id);
+        },
+      });
+      const relay = new OutboxRelay(ds, bus, messagingOptions());
+      try {
+        // The statement reaches PostgreSQL (which takes the lock), its answer never comes back.
+        proxy.holdAnswersAfter(statement);
+        relay.start();
+        const event = await ds.transaction((manager) =>
+          new OutboxWriter(messagingOptions()).add(manager, configUpdated('stalled-1', 1)),
+        );
+        await waitFor('the event published after the stalled listener', () =>
+          received.includes(event.id),
+        );
+      } finally {
+        proxy.resume();
+        await relay.stop();
+        await handle.cancel();
+        await bus.close();
+        await ds.destroy();
+        await proxy.stop();
+        await db.drop();
+      }
+    },
+  );
 });

@@ -30,13 +30,18 @@ class CreateEffects1700000000010 implements MigrationInterface {
 }
 
 /** One replica's connection to the suite's database, migrated like a service's. */
-export function openServiceDatabase(url: string, poolSize = 5): Promise<DataSource> {
+export function openServiceDatabase(
+  url: string,
+  poolSize = 5,
+  statementDeadlineMs?: number,
+): Promise<DataSource> {
   return openDatabase({
     url,
     schema: SCHEMA,
     entities: [],
     migrations: [...MESSAGING_MIGRATIONS, CreateEffects1700000000010],
     poolSize,
+    statementDeadlineMs,
   });
 }
 
