@@ -13,11 +13,21 @@ export function apiVersionError(
   exemptPaths: readonly string[],
 ): ProblemError | undefined {
   const path = request.url.split('?')[0];
-  const exempt = [...ALWAYS_VERSION_EXEMPT_PATHS, ...exemptPaths];
-  if (path === '/health' || exempt.some((prefix) => path.startsWith(prefix))) return undefined;
+  if (
+    path === '/health' ||
+    isExempt(path, ALWAYS_VERSION_EXEMPT_PATHS) ||
+    isExempt(path, exemptPaths)
+  )
+    return undefined;
 
   const value = request.headers[API_VERSION_HEADER];
   if (value === undefined || value === '') return new ApiVersionMissingError();
   const version = Array.isArray(value) ? value.join(',') : value.trim();
   return version === SUPPORTED_API_VERSION ? undefined : new ApiVersionUnsupportedError(version);
+}
+
+/** Checked on every request: no list or closure made per call. */
+function isExempt(path: string, prefixes: readonly string[]): boolean {
+  for (const prefix of prefixes) if (path.startsWith(prefix)) return true;
+  return false;
 }

@@ -26,11 +26,7 @@ export function isHopByHop(lowerCaseName: string): boolean {
 
 /** The headers of one hop without the hop-by-hop ones, including those the Connection header names. */
 export function endToEndHeaders(headers: Readonly<Record<string, HeaderValue>>): OutgoingHeaders {
-  const named = new Set(
-    listValues(headers['connection'])
-      .map((name) => name.toLowerCase())
-      .filter(Boolean),
-  );
+  const named = connectionNames(headers['connection']);
   const result: OutgoingHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
@@ -65,8 +61,25 @@ export function upstreamRequestHeaders(
 }
 
 function listValues(value: HeaderValue): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  // Nearly every request: no such header, or one value without a comma.
+  if (value === undefined) return [];
+  if (typeof value === 'string' && !value.includes(',')) {
+    const only = value.trim();
+    return only === '' ? [] : [only];
+  }
+  const values = Array.isArray(value) ? value : [value];
   return values.flatMap((entry) => entry.split(',').map((part) => part.trim())).filter(Boolean);
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+const KEEP_ALIVE: ReadonlySet<string> = new Set(['keep-alive']);
+
+/** The header names a Connection header lists (lower case): they describe this hop only. */
+function connectionNames(value: HeaderValue): ReadonlySet<string> {
+  if (value === undefined) return NO_NAMES;
+  // What nearly every kept-alive request says, without a set made per request.
+  if (value === 'keep-alive') return KEEP_ALIVE;
+  return new Set(listValues(value).map((name) => name.toLowerCase()));
 }
 
 /** The first value of a header that may have come more than once. */
