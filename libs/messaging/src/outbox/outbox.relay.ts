@@ -328,7 +328,7 @@ export class OutboxRelay {
       this.listenerFailures += 1;
       if (this.listenerFailures === 1) {
         this.logger.warn(
-          `outbox listener of "${this.options.schema}" cannot connect, polling every ${this.pollMs} ms: ${describeError(error)}`,
+          `outbox listener of "${this.options.schema}" cannot connect or listen, trying again every ${this.pollMs} ms: ${describeError(error)}`,
         );
       }
       return;

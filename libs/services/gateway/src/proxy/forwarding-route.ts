@@ -51,7 +51,7 @@ export class ForwardingRoute implements OnModuleInit {
       this.refuse(request, reply, error);
       return;
     }
-    if (admitted instanceof Promise)
+    if (isPending(admitted))
       return admitted.then(
         (known) => this.dispatch(request, reply, known),
         (error: unknown) => this.refuse(request, reply, error),
@@ -90,6 +90,12 @@ export class ForwardingRoute implements OnModuleInit {
     if (requestHasBody(request)) closeAfterAnswer(request, reply);
     answerWithProblem(request, reply, error, this.logger);
   }
+}
+
+function isPending(
+  admitted: AdmittedRequest | Promise<AdmittedRequest>,
+): admitted is Promise<AdmittedRequest> {
+  return typeof (admitted as Partial<Promise<AdmittedRequest>>).then === 'function';
 }
 
 function callerGone(request: FastifyRequest): boolean {

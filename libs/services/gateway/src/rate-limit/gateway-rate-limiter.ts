@@ -48,9 +48,16 @@ export class GatewayRateLimiter {
 
   /** Counts one request of `key`; throws RateLimitedError when its budget is spent. */
   admit(key: string, reply: FastifyReply): void {
-    let count: WindowCount = { current: 0, ttl: 0 };
-    // LocalStore answers at once, within the call.
-    this.store.incr(key, (_error, counted) => (count = counted), this.windowMs, this.max);
+    let count: WindowCount | undefined;
+    this.store.incr(
+      key,
+      (error, counted) => (count = error ? undefined : counted),
+      this.windowMs,
+      this.max,
+    );
+    // LocalStore answers at once, within the call; a request it did not count is not let
+    // through unlimited (the plugin answered 500 then too).
+    if (!count) throw new Error('the rate-limit store did not count the request');
     const resetSeconds = Math.ceil(count.ttl / 1000);
     const exceeded = count.current > this.max;
     reply.header('x-ratelimit-limit', this.max);
