@@ -3,30 +3,18 @@
 // repository's layout. Path aliases (`@comanda/...`) become relative requires, so the output
 // runs with plain `node dist/apps/<app>/main.js` and production dependencies only.
 const { transformFileSync } = require('@swc/core');
-const {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} = require('node:fs');
+const { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { dirname, join, relative, sep } = require('node:path');
 
-const ROOT = join(__dirname, '..');
+const { ROOT, pathAliases, swcOptions } = require('./swc-settings');
 // `--out=<folder>` builds elsewhere (tests); it must sit inside the checkout to find node_modules.
 const outOption = process.argv.find((arg) => arg.startsWith('--out='));
 const DIST = outOption ? join(ROOT, outOption.slice('--out='.length)) : join(ROOT, 'dist');
 const NOT_SHIPPED = ['platform-e2e'];
 
-const swcrc = JSON.parse(readFileSync(join(ROOT, '.swcrc'), 'utf8'));
-delete swcrc.$schema;
-const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8'));
+const swcrc = swcOptions();
 const aliases = Object.fromEntries(
-  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
-    alias,
-    join(DIST, target.replace(/\.ts$/, '.js')),
-  ]),
+  pathAliases((target) => join(DIST, target.replace(/\.ts$/, '.js'))),
 );
 
 function sources(folder) {

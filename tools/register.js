@@ -13,14 +13,10 @@ const { transformSync } = require('@swc/core');
 const Module = require('node:module');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { ROOT, pathAliases, swcOptions } = require('./swc-settings');
 
-const ROOT = join(__dirname, '..');
-const swcrc = JSON.parse(readFileSync(join(ROOT, '.swcrc'), 'utf8'));
-delete swcrc.$schema;
-const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8'));
-const aliases = new Map(
-  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [alias, join(ROOT, target)]),
-);
+const swcrc = swcOptions();
+const aliases = new Map(pathAliases((target) => join(ROOT, target)));
 
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {

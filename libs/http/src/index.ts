@@ -44,3 +44,4 @@ export type { ProblemLogger } from './problem/reply-with-problem';
 export { MAX_IDENTIFIER_LENGTH } from './validation/identifier-length';
 export { addProblemAnswers, PROBLEM_SCHEMA } from './problem/problem-openapi';
 export { fillDtoSchemas } from './openapi/dto-schemas';
+export { isThenable } from './nest/thenable';

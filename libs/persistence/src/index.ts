@@ -6,5 +6,9 @@ export { sqlRows } from './sql-rows';
 export { entityColumns } from './entity-columns';
 export type { EntityColumns } from './entity-columns';
 export { databaseUnavailable } from './database-unavailable';
-export { DatabaseStalledError, watchStatementDeadline } from './query-deadline';
+export {
+  DatabaseStalledError,
+  watchStatementDeadline,
+  withinStatementDeadline,
+} from './query-deadline';
 export { isUuid } from './uuid';

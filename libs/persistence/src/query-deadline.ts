@@ -68,7 +68,7 @@ export function watchStatementDeadline(dataSource: DataSource, deadlineMs: numbe
         seen.set(client, { query, since: now });
       } else if (now - known.since >= deadlineMs) {
         seen.delete(client);
-        client.connection.stream.destroy(new DatabaseStalledError(deadlineMs));
+        closeAsStalled(client, deadlineMs);
       }
     }
   };
@@ -78,4 +78,30 @@ export function watchStatementDeadline(dataSource: DataSource, deadlineMs: numbe
     clearInterval(timer);
   }
   return stop;
+}
+
+/** Closes the connection of a statement not answered in time: everything on it fails at once. */
+function closeAsStalled(client: WatchedClient, deadlineMs: number): void {
+  client.connection.stream.destroy(new DatabaseStalledError(deadlineMs));
+}
+
+/**
+ * `statement` on a connection the pool's sweep does not watch (one of its own, as the outbox
+ * relay's listener): its connection is closed, as the sweep would, when the server has not
+ * answered within `deadlineMs`.
+ */
+export async function withinStatementDeadline<T>(
+  client: Client,
+  deadlineMs: number,
+  statement: () => Promise<T>,
+): Promise<T> {
+  const timer = setTimeout(
+    () => closeAsStalled(client as unknown as WatchedClient, deadlineMs),
+    deadlineMs,
+  );
+  try {
+    return await statement();
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
-import { DatabaseStalledError } from '@comanda/persistence';
+import { withinStatementDeadline } from '@comanda/persistence';
 import { Client, type Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -32,11 +32,6 @@ const LEADER_LOCK = 'comanda:outbox-relay';
 
 /** The listener's statements wait this long when the pool names no acquire deadline. */
 const LISTENER_DEADLINE_MS = 10_000;
-
-// The part of pg's Client a stalled listener is closed through (pg is pinned exactly).
-interface ClientSocket {
-  connection: { stream: { destroy(error?: Error): void } };
-}
 
 export interface RelayBatchResult {
   claimed: number;
@@ -70,7 +65,6 @@ export class OutboxRelay {
   private readonly maxAttempts: number;
   private readonly loop: PollingLoop;
   private listener?: Client;
-  private listenerDeadlineMs = LISTENER_DEADLINE_MS;
   private listenerFailures = 0;
   private leader = false;
   private closing = false;
@@ -319,10 +313,9 @@ export class OutboxRelay {
     client.on('notification', () => this.loop.wake());
     client.on('error', (error) => dropped(describeError(error)));
     client.on('end', () => dropped('connection ended'));
-    const deadlineMs = pool.options.connectionTimeoutMillis || LISTENER_DEADLINE_MS;
     try {
       await client.connect();
-      await this.withinDeadline(client, deadlineMs, () => client.query(`LISTEN "${this.channel}"`));
+      await this.onListener(client, () => client.query(`LISTEN "${this.channel}"`));
     } catch (error) {
       await client.end().catch(() => undefined);
       this.listenerFailures += 1;
@@ -335,14 +328,13 @@ export class OutboxRelay {
     }
     this.listenerFailures = 0;
     this.listener = client;
-    this.listenerDeadlineMs = deadlineMs;
     this.leader = await this.tryLead(client);
   }
 
   /** Takes the schema's relay lock on the listener connection; it goes with the connection. */
   private async tryLead(client: Client): Promise<boolean> {
     try {
-      const { rows } = await this.withinDeadline(client, this.listenerDeadlineMs, () =>
+      const { rows } = await this.onListener(client, () =>
         client.query<{ locked: boolean }>(
           'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked',
           [LEADER_LOCK, this.options.schema],
@@ -361,21 +353,10 @@ export class OutboxRelay {
    * The statement fails, the listener counts as dropped, and the next round listens again, on
    * a new connection; a stalled LISTEN or lock would otherwise hold every round of the relay.
    */
-  private async withinDeadline<T>(
-    client: Client,
-    deadlineMs: number,
-    statement: () => Promise<T>,
-  ): Promise<T> {
-    const timer = setTimeout(() => {
-      (client as unknown as ClientSocket).connection.stream.destroy(
-        new DatabaseStalledError(deadlineMs),
-      );
-    }, deadlineMs);
-    try {
-      return await statement();
-    } finally {
-      clearTimeout(timer);
-    }
+  private onListener<T>(client: Client, statement: () => Promise<T>): Promise<T> {
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const deadlineMs = pool.options.connectionTimeoutMillis || LISTENER_DEADLINE_MS;
+    return withinStatementDeadline(client, deadlineMs, statement);
   }
 
   private async closeListener(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerWithProblem, closeAfterAnswer, markForwarded } from '@comanda/http';
+import { answerWithProblem, closeAfterAnswer, isThenable, markForwarded } from '@comanda/http';
 import { LocalHandOff } from './local-hand-off';
 import { ProxyService } from './proxy.service';
 import { type AdmittedRequest, RequestGate, requestHasBody } from './request-gate';
@@ -51,7 +51,7 @@ export class ForwardingRoute implements OnModuleInit {
       this.refuse(request, reply, error);
       return;
     }
-    if (isPending(admitted))
+    if (isThenable(admitted))
       return admitted.then(
         (known) => this.dispatch(request, reply, known),
         (error: unknown) => this.refuse(request, reply, error),
@@ -90,12 +90,6 @@ export class ForwardingRoute implements OnModuleInit {
     if (requestHasBody(request)) closeAfterAnswer(request, reply);
     answerWithProblem(request, reply, error, this.logger);
   }
-}
-
-function isPending(
-  admitted: AdmittedRequest | Promise<AdmittedRequest>,
-): admitted is Promise<AdmittedRequest> {
-  return typeof (admitted as Partial<Promise<AdmittedRequest>>).then === 'function';
 }
 
 function callerGone(request: FastifyRequest): boolean {
