@@ -211,12 +211,13 @@ export class RequestLines {
     return pino.levels.values[level] >= this.threshold;
   }
 
-  /** Writes one line; `fields` is a plain JSON object (no cycles, no `toJSON` surprises). */
-  write(level: 'info' | 'warn' | 'error', fields: object, msg: string): void {
-    const body = JSON.stringify(fields);
-    const rest = body.length > 2 ? `${body.slice(1, -1)},` : '';
+  /**
+   * Writes one line; `members` is the JSON text of the line's own fields without the braces
+   * (`"a":1,"b":"x"`, or empty), written by the caller with their values redacted.
+   */
+  write(level: 'info' | 'warn' | 'error', members: string, msg: string): void {
     this.stream.write(
-      `{"level":${pino.levels.values[level]},"time":${Date.now()},${RequestLines.origin},${rest}"msg":${JSON.stringify(msg)}}\n`,
+      `{"level":${pino.levels.values[level]},"time":${Date.now()},${RequestLines.origin},${members}${members === '' ? '' : ','}"msg":${JSON.stringify(msg)}}\n`,
     );
   }
 }

@@ -28,14 +28,36 @@ function isSecretHeader(name: string): boolean {
   return secret;
 }
 
-/** The request's headers with the values of credentials replaced. */
-export function redactHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
+const json = JSON.stringify;
+const REDACTED_JSON = json(REDACTED);
+
+/**
+ * The request's headers as a JSON object, the values of credentials replaced. Written
+ * member by member: one generic `JSON.stringify` of a copy of the headers took several
+ * times as long per request line (issue 10).
+ */
+export function redactedHeadersJson(headers: IncomingHttpHeaders): string {
+  let out = '';
   for (const name in headers) {
     if (!Object.hasOwn(headers, name)) continue;
-    copy[name] = isSecretHeader(name) ? REDACTED : headers[name];
+    const value = headers[name];
+    if (value === undefined) continue;
+    out += `${out === '' ? '' : ','}${json(name)}:${isSecretHeader(name) ? REDACTED_JSON : json(value)}`;
   }
-  return copy;
+  return `{${out}}`;
+}
+
+/** The parsed query as JSON, the values of secret names replaced; most requests have none. */
+function redactedQueryJson(query: unknown): string {
+  if (query !== null && typeof query === 'object') {
+    let empty = true;
+    for (const name in query) {
+      empty = !Object.hasOwn(query, name);
+      if (!empty) break;
+    }
+    if (empty) return '{}';
+  }
+  return json(redactRecord(query));
 }
 
 const FORWARDED = Symbol('comanda.forwardedRequest');
@@ -87,7 +109,7 @@ function isHealthProbe(url: string): boolean {
  */
 export function installRequestLogging(fastify: FastifyInstance, logger: ServiceLogger): void {
   const lines = logger.requests;
-  const service = logger.serviceName;
+  const serviceJson = json(logger.serviceName);
   const write = (
     request: FastifyRequest,
     status: number | undefined,
@@ -107,25 +129,23 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     if (!lines.isLevelEnabled(level)) return;
     const query = request.query;
     const socket = request.raw.socket as Socket | undefined;
-    const req: Record<string, unknown> = {
-      id: request.id,
-      method: request.method,
-      url: redactUrl(url),
-    };
-    if (query !== undefined) req.query = redactRecord(query);
-    req.headers = redactHeaders(forwarded?.headers ?? request.headers);
-    req.remoteAddress = socket?.remoteAddress;
-    req.remotePort = socket?.remotePort;
+    const id = json(request.id);
+    // The members of the line, in pino-http's shape, as JSON text (undefined ones left out,
+    // as JSON.stringify leaves them out).
+    let req = `"id":${id},"method":${json(request.method)},"url":${json(redactUrl(url))}`;
+    if (query !== undefined) req += `,"query":${redactedQueryJson(query)}`;
+    req += `,"headers":${redactedHeadersJson(forwarded?.headers ?? request.headers)}`;
+    const address = socket?.remoteAddress;
+    if (address !== undefined) req += `,"remoteAddress":${json(address)}`;
+    const port = socket?.remotePort;
+    if (port !== undefined) req += `,"remotePort":${json(port)}`;
+    let members = `"service":${serviceJson},"requestId":${id}`;
+    if (forwarded !== undefined) members += `,"upstream":${json(forwarded.upstream)}`;
+    members += `,"req":{${req}},"res":{${status === undefined ? '' : `"statusCode":${json(status)}`}}`;
+    if (elapsedMs !== undefined) members += `,"responseTime":${json(Math.round(elapsedMs))}`;
     lines.write(
       level,
-      {
-        service,
-        requestId: request.id,
-        upstream: forwarded?.upstream,
-        req,
-        res: { statusCode: status },
-        responseTime: elapsedMs === undefined ? undefined : Math.round(elapsedMs),
-      },
+      members,
       outage ? 'request failed: a dependency is away' : failed ? 'request errored' : message,
     );
   };
