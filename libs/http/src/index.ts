@@ -45,3 +45,4 @@ export { MAX_IDENTIFIER_LENGTH } from './validation/identifier-length';
 export { addProblemAnswers, PROBLEM_SCHEMA } from './problem/problem-openapi';
 export { fillDtoSchemas } from './openapi/dto-schemas';
 export { isThenable } from './nest/thenable';
+export { routeUrl } from './fastify/route-url';

@@ -1,3 +1,4 @@
+import { routeUrl } from '@comanda/http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -106,7 +107,7 @@ export function serveMetrics(
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = routeUrl(request) ?? 'unmatched';
     if (route !== '/metrics' && !route.startsWith('/health')) {
       seriesOf(request.method, route, reply.statusCode).observe(reply.elapsedTime / 1000);
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { closeAfterAnswer, replyWithProblem } from '@comanda/http';
+import { closeAfterAnswer, replyWithProblem, routeUrl } from '@comanda/http';
 import { PUBLIC_ROUTE } from '../decorators/security-metadata';
 import { BearerTokenVerifier } from '../verification/bearer-token.verifier';
 import { attachPrincipal } from './principal-of-request';
@@ -91,7 +91,7 @@ export class AuthenticationBeforeBody implements OnModuleInit {
       return needs;
     };
     fastify.addHook('onRequest', (request, reply, done) => {
-      const route = request.routeOptions.url;
+      const route = routeUrl(request);
       if (route === undefined) return done();
       if (!needsToken(request.method === 'HEAD' ? 'GET' : request.method, route)) return done();
       const known = this.verifier.knownPrincipal(request);

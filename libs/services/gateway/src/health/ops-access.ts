@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { replyWithProblem } from '@comanda/http';
+import { replyWithProblem, routeUrl } from '@comanda/http';
 import { BearerTokenVerifier, holds, InsufficientScopeError } from '@comanda/security';
 
 /** Operational endpoints of the gateway: they describe the deployment, not the API. */
@@ -21,19 +21,21 @@ export class OpsAccess implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', async (request, reply) => {
+    // Synchronous for every other route: an async hook costs each request of the API its
+    // promises (issue 10).
+    fastify.addHook('onRequest', (request, reply, done) => {
       // The route the router matched, not the URL as sent: `/%6detrics`, `/metrics/` and
       // other spellings reach the same handler.
-      const route = request.routeOptions.url;
-      if (route === undefined || !OPS_PATHS.has(route)) return;
-      try {
-        const principal = await this.verifier.authenticate(request, undefined);
-        if (!holds(principal, 'platform:admin')) {
-          throw new InsufficientScopeError(['platform:admin']);
-        }
-      } catch (error) {
-        return replyWithProblem(request, reply, error);
-      }
+      const route = routeUrl(request);
+      if (route === undefined || !OPS_PATHS.has(route)) return done();
+      this.verifier.authenticate(request, undefined).then(
+        (principal) => {
+          if (holds(principal, 'platform:admin')) return done();
+          replyWithProblem(request, reply, new InsufficientScopeError(['platform:admin']));
+        },
+        // Answered here: the hook chain stops (done is not called).
+        (error: unknown) => replyWithProblem(request, reply, error),
+      );
     });
   }
 }
