@@ -28,14 +28,18 @@ export class OpsAccess implements OnModuleInit {
       // other spellings reach the same handler.
       const route = routeUrl(request);
       if (route === undefined || !OPS_PATHS.has(route)) return done();
-      this.verifier.authenticate(request, undefined).then(
-        (principal) => {
-          if (holds(principal, 'platform:admin')) return done();
-          replyWithProblem(request, reply, new InsufficientScopeError(['platform:admin']));
-        },
+      const refuse = (error: unknown) => {
         // Answered here: the hook chain stops (done is not called).
-        (error: unknown) => replyWithProblem(request, reply, error),
-      );
+        try {
+          replyWithProblem(request, reply, error);
+        } catch (failure) {
+          done(failure as Error);
+        }
+      };
+      this.verifier.authenticate(request, undefined).then((principal) => {
+        if (holds(principal, 'platform:admin')) return done();
+        refuse(new InsufficientScopeError(['platform:admin']));
+      }, refuse);
     });
   }
 }
