@@ -4,8 +4,9 @@ import type { FastifyRequest } from 'fastify';
  * Fastify's own key of a request's route context (the route it matched). Read through
  * `request.routeOptions`, the same context is copied into a new object of twelve members on
  * every access; the request path reads the pattern several times per request (metrics,
- * authentication before the body, the gateway's operational routes). Fastify is pinned exactly
- * (by @nestjs/platform-fastify) and has no `exports` map; were the key gone, `routeOptions` would still answer.
+ * authentication before the body, the gateway's operational routes). Fastify is pinned
+ * exactly (by @nestjs/platform-fastify) and has no `exports` map; were the key gone,
+ * `routeOptions` would still answer.
  */
 const { kRouteContext } = require('fastify/lib/symbols') as { kRouteContext?: symbol };
 

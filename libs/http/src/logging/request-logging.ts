@@ -47,16 +47,14 @@ export function redactedHeadersJson(headers: IncomingHttpHeaders): string {
   return `{${out}}`;
 }
 
+function hasOwnMembers(record: object): boolean {
+  for (const name in record) if (Object.hasOwn(record, name)) return true;
+  return false;
+}
+
 /** The parsed query as JSON, the values of secret names replaced; most requests have none. */
 function redactedQueryJson(query: unknown): string {
-  if (query !== null && typeof query === 'object') {
-    let empty = true;
-    for (const name in query) {
-      empty = !Object.hasOwn(query, name);
-      if (!empty) break;
-    }
-    if (empty) return '{}';
-  }
+  if (query !== null && typeof query === 'object' && !hasOwnMembers(query)) return '{}';
   return json(redactRecord(query));
 }
 
