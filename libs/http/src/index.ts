@@ -46,3 +46,4 @@ export { addProblemAnswers, PROBLEM_SCHEMA } from './problem/problem-openapi';
 export { fillDtoSchemas } from './openapi/dto-schemas';
 export { isThenable } from './nest/thenable';
 export { routeUrl } from './fastify/route-url';
+export { urlPath } from './request/url-path';

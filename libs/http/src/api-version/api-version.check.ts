@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ProblemError } from '../problem/problem.error';
+import { urlPath } from '../request/url-path';
 import {
   ALWAYS_VERSION_EXEMPT_PATHS,
   API_VERSION_HEADER,
@@ -12,7 +13,7 @@ export function apiVersionError(
   request: FastifyRequest,
   exemptPaths: readonly string[],
 ): ProblemError | undefined {
-  const path = request.url.split('?')[0];
+  const path = urlPath(request.url);
   if (
     path === '/health' ||
     isExempt(path, ALWAYS_VERSION_EXEMPT_PATHS) ||

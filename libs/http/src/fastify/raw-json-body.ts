@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { urlPath } from '../request/url-path';
 import { parseGuardedJson } from './json-input-guard';
 import { utf8Body } from './utf8-body';
 
@@ -22,7 +23,7 @@ export function keepRawJsonBody(
     'application/json',
     { parseAs: 'buffer', bodyLimit },
     (request, body: Buffer, done) => {
-      if (keepsRaw(request.url.split('?')[0])) {
+      if (keepsRaw(urlPath(request.url))) {
         done(null, body);
         return;
       }

@@ -2,6 +2,7 @@ import { HttpException, NotFoundException } from '@nestjs/common';
 import { databaseUnavailable } from '@comanda/persistence';
 import type { FastifyRequest } from 'fastify';
 import { problemFromFastifyError } from '../fastify/fastify-errors';
+import { urlPath } from '../request/url-path';
 import { allowedMethods, MethodNotAllowedError } from '../routing/allowed-methods';
 import { problemFromDatabaseError } from './database-errors';
 import { OAuthError } from './oauth.error';
@@ -31,7 +32,7 @@ function httpExceptionDetail(exception: HttpException): string | undefined {
 }
 
 function requestPath(request: FastifyRequest): string {
-  return request.url.split('?')[0];
+  return urlPath(request.url);
 }
 
 /** A dependency that cannot be reached or does not answer in time: bad gateway, unavailable, timeout. */

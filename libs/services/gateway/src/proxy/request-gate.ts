@@ -7,6 +7,7 @@ import {
   ApiVersionMissingError,
   ApiVersionUnsupportedError,
   SUPPORTED_API_VERSION,
+  urlPath,
 } from '@comanda/http';
 import { SMALLER_SERVICE_BODY_LIMITS } from '@comanda/contracts';
 import { BearerTokenVerifier, type Principal } from '@comanda/security';
@@ -88,7 +89,7 @@ export class RequestGate {
    */
   admit(request: FastifyRequest, reply: FastifyReply): AdmittedRequest | Promise<AdmittedRequest> {
     const address = this.addressOf(request);
-    const path = request.url.split('?')[0];
+    const path = urlPath(request.url);
     let upstream: Upstream;
     let principal: Principal | undefined;
     try {
