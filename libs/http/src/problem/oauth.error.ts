@@ -12,14 +12,15 @@ export type OAuthErrorCode =
 /**
  * A token endpoint error, answered as RFC 6749 §5.2 says (what OAuth libraries read: JSON
  * with `error` and `error_description`, `Cache-Control: no-store`), with the problem fields
- * beside them (ADR 0005). `invalid_client` is a 401 (with `WWW-Authenticate: Basic` when the
- * client authenticated with Basic), every other code a 400.
+ * beside them (ADR 0005). `invalid_client` is a 401 with `WWW-Authenticate: Basic`, every
+ * other code a 400: RFC 6749 requires the challenge when the client authenticated with Basic,
+ * and RFC 7235 §3.1 requires a challenge on every 401, also when the credentials came in the
+ * form (Basic is the scheme this endpoint offers).
  */
 export class OAuthError extends ProblemError {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    options: { basicAuthUsed?: boolean } = {},
   ) {
     super({
       status: error === 'invalid_client' ? 401 : 400,
@@ -27,9 +28,7 @@ export class OAuthError extends ProblemError {
       title: error,
       detail: description,
       headers: {
-        ...(error === 'invalid_client' && options.basicAuthUsed
-          ? { 'www-authenticate': 'Basic realm="comanda"' }
-          : {}),
+        ...(error === 'invalid_client' ? { 'www-authenticate': 'Basic realm="comanda"' } : {}),
         'cache-control': 'no-store',
         pragma: 'no-cache',
       },

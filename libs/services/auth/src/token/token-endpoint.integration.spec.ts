@@ -64,6 +64,23 @@ describe('token endpoint of the auth service', () => {
     expect(response.status).toBe(200);
   });
 
+  it('challenges every 401 with WWW-Authenticate, also when the credentials came in the form (RFC 7235)', async () => {
+    const failures = [
+      // A wrong secret, an unknown client, no credentials at all: each in the form.
+      { client_id: TEST_ADMIN.clientId, client_secret: 'wrong' },
+      { client_id: 'nobody', client_secret: 'whatever' },
+      {},
+    ];
+    for (const credentials of failures) {
+      const response = await token(
+        'platform',
+        form({ grant_type: 'client_credentials', ...credentials }),
+      );
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Basic realm="comanda"');
+      expect(await response.json()).toMatchObject({ error: 'invalid_client' });
+    }
+  });
   it('answers the admin API with the token it issued (in-process keys)', async () => {
     const issued = (await (
       await token(

@@ -33,7 +33,7 @@ describe('parseTokenRequest', () => {
         FORM,
         undefined,
       ),
-    ).toEqual({ clientId: 'c', clientSecret: 's', scopes: ['a', 'b'], basicAuthUsed: false });
+    ).toEqual({ clientId: 'c', clientSecret: 's', scopes: ['a', 'b'] });
   });
 
   it('reads HTTP Basic with form-encoded parts; an empty scope means everything granted', () => {
@@ -47,7 +47,6 @@ describe('parseTokenRequest', () => {
       clientId: 'my:id',
       clientSecret: 's 1',
       scopes: undefined,
-      basicAuthUsed: true,
     });
   });
 
@@ -73,7 +72,7 @@ describe('parseTokenRequest', () => {
     ).toMatchObject({ error: 'invalid_request' });
   });
 
-  it('answers unsupported_grant_type, and invalid_client with a Basic challenge only when Basic was used', () => {
+  it('answers unsupported_grant_type, and invalid_client with a Basic challenge however the client authenticated', () => {
     expect(
       errorOf(() => parseTokenRequest({ grant_type: 'password' }, FORM, undefined)),
     ).toMatchObject({
@@ -84,7 +83,7 @@ describe('parseTokenRequest', () => {
     ).toEqual({
       error: 'invalid_client',
       status: 401,
-      challenge: null,
+      challenge: 'Basic realm="comanda"',
     });
     expect(
       errorOf(() => parseTokenRequest({ grant_type: 'client_credentials' }, FORM, basic('c', ''))),

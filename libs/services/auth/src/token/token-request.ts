@@ -6,7 +6,6 @@ export interface TokenRequest {
   clientSecret: string;
   /** Requested scopes; undefined: everything granted. */
   scopes: string[] | undefined;
-  basicAuthUsed: boolean;
 }
 
 /**
@@ -68,9 +67,6 @@ export function parseTokenRequest(
     throw new OAuthError(
       'invalid_client',
       'Client authentication is required (client_id and client_secret).',
-      {
-        basicAuthUsed: basic !== undefined,
-      },
     );
   }
   const scope = form.get('scope')?.trim();
@@ -78,7 +74,6 @@ export function parseTokenRequest(
     clientId,
     clientSecret,
     scopes: scope ? scope.split(/ +/) : undefined,
-    basicAuthUsed: basic !== undefined,
   };
 }
 
@@ -95,8 +90,7 @@ function parseBasic(
   }
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0)
-    throw new OAuthError('invalid_client', 'Malformed Basic credentials.', { basicAuthUsed: true });
+  if (colon < 0) throw new OAuthError('invalid_client', 'Malformed Basic credentials.');
   let credentials: { clientId: string; clientSecret: string };
   try {
     // RFC 6749 §2.3.1: both parts are form-encoded before they are joined.
@@ -105,10 +99,10 @@ function parseBasic(
       clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
     };
   } catch {
-    throw new OAuthError('invalid_client', 'Malformed Basic credentials.', { basicAuthUsed: true });
+    throw new OAuthError('invalid_client', 'Malformed Basic credentials.');
   }
   if (hasControlCharacter(credentials.clientId) || hasControlCharacter(credentials.clientSecret)) {
-    throw new OAuthError('invalid_client', 'Malformed Basic credentials.', { basicAuthUsed: true });
+    throw new OAuthError('invalid_client', 'Malformed Basic credentials.');
   }
   return credentials;
 }

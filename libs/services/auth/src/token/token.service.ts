@@ -92,23 +92,18 @@ export class TokenService {
     const client = this.authenticate(request, row);
     if (!client) {
       await this.attempts.recordFailure(subjects);
-      throw new OAuthError('invalid_client', AUTHENTICATION_FAILED, {
-        basicAuthUsed: request.basicAuthUsed,
-      });
+      throw new OAuthError('invalid_client', AUTHENTICATION_FAILED);
     }
     if (row.client_failures > 0) await this.attempts.recordSuccess(subjects);
 
     // The caller proved it holds the secret: from here on, say plainly what is wrong.
     if (client.revoked_at !== null) {
-      throw new OAuthError('invalid_client', 'The client is revoked.', {
-        basicAuthUsed: request.basicAuthUsed,
-      });
+      throw new OAuthError('invalid_client', 'The client is revoked.');
     }
     if (client.environment !== this.config.COMANDA_ENVIRONMENT) {
       throw new OAuthError(
         'invalid_client',
         `The client belongs to the ${client.environment} environment; this is the ${this.config.COMANDA_ENVIRONMENT} environment.`,
-        { basicAuthUsed: request.basicAuthUsed },
       );
     }
     if (!client.tenantIds.includes(tenantId)) {
