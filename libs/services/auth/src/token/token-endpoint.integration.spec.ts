@@ -65,7 +65,7 @@ describe('token endpoint of the auth service', () => {
   });
 
   it('challenges every 401 with WWW-Authenticate, also when the credentials came in the form (RFC 7235)', async () => {
-    const failures = [
+    const failures: Array<Record<string, string>> = [
       // A wrong secret, an unknown client, no credentials at all: each in the form.
       { client_id: TEST_ADMIN.clientId, client_secret: 'wrong' },
       { client_id: 'nobody', client_secret: 'whatever' },
