@@ -40,3 +40,13 @@ export {
 } from './body-limits';
 export { CONSUMER_TOPOLOGY, consumerQueue } from './topology';
 export type { ConsumerDeclaration } from './topology';
+export {
+  MAPPING_DETAILS_LIMITS,
+  mappingDetailsProblem,
+  ORDER_CHARGE_KEYS,
+  ORDER_CHARGE_LIMITS,
+  ORDER_CHARGES_ENTITY,
+  orderChargeDefinition,
+  orderChargesProblems,
+} from './order-charges';
+export type { MappingDetails, OrderChargeDefinition, OrderChargeKey } from './order-charges';

@@ -646,6 +646,21 @@ describe('orders through the gateway', () => {
       const tenant = await ordersTenant(platform, `orders-${randomUUID().slice(0, 8)}`);
       const storeId = await seedStore(tenant, { paymentMerchantId: 'merchant-1' });
       const chargeMapping = { 'fee.code': '0099', label: 'Liefer­gebühr "express"' };
+      // A mapping value that is no string would leave the fee out of every basket: refused.
+      const refused = await tenant.as(
+        ['configs:write'],
+        'POST',
+        '/entities/order-charges/configs',
+        {
+          id: 'charges',
+          values: { deliveryFee: { title: 'Delivery', amount: 500, mappingDetails: { code: 99 } } },
+        },
+      );
+      expect(refused.status).toBe(422);
+      expect(refused.json).toMatchObject({
+        code: 'config.values_invalid',
+        errors: [{ path: 'values.deliveryFee.mappingDetails' }],
+      });
       const config = await tenant.as(['configs:write'], 'POST', '/entities/order-charges/configs', {
         id: 'charges',
         values: {

@@ -1,4 +1,4 @@
-import { ProblemError } from '@comanda/http';
+import { ProblemError, type ProblemFieldError } from '@comanda/http';
 
 export class ConfigNotFoundError extends ProblemError {
   constructor(entity: string) {
@@ -52,6 +52,23 @@ export class VersionConflictError extends ProblemError {
       code: 'config.version_conflict',
       title: 'Version conflict',
       detail: `${what} changed since it was read; read it again and retry with its new ETag.`,
+    });
+  }
+}
+
+/**
+ * A config whose values another service reads with a fixed shape breaks that shape: the
+ * tenant's charge items under `order-charges` (ADR 0024), refused at the save instead of
+ * left out of every basket without a word.
+ */
+export class ConfigValuesInvalidError extends ProblemError {
+  constructor(entity: string, errors: ProblemFieldError[]) {
+    super({
+      status: 422,
+      code: 'config.values_invalid',
+      title: 'Invalid config values',
+      detail: `The values do not have the shape entity "${entity}" requires; see errors.`,
+      errors,
     });
   }
 }

@@ -117,6 +117,50 @@ describe('ConfigService (real database)', () => {
     }
   });
 
+  it('answers 422 naming each member of an order-charges config that is no charge item, on save and on dry run alike', async () => {
+    const fee = { title: 'Delivery', amount: 500, mappingDetails: { 'fee.code': '0099' } };
+    const broken = {
+      id: 'charges',
+      values: {
+        deliveryFee: { ...fee, mappingDetails: { 'fee.code': 99 } },
+        serviceCharge: { title: 'Service', amount: -150 },
+      },
+    };
+    for (const options of [save, dryRun]) {
+      await expect(
+        kit.configs.create(alice, 'order-charges', broken, options),
+      ).rejects.toMatchObject({
+        status: 422,
+        code: 'config.values_invalid',
+        errors: [
+          {
+            path: 'values.deliveryFee.mappingDetails',
+            message: 'the value of "fee.code" must be a string',
+          },
+          expect.objectContaining({ path: 'values.serviceCharge.amount' }),
+        ],
+      });
+    }
+    await expect(
+      kit.configs.getCurrent(alice, 'order-charges', { includeDeleted: false }),
+    ).rejects.toMatchObject({ status: 404 });
+    // The same values under another entity are free-form settings, saved as given.
+    await expect(kit.configs.create(alice, 'charges-notes', broken, save)).resolves.toMatchObject({
+      version: 1,
+    });
+    const saved = await kit.configs.create(
+      alice,
+      'order-charges',
+      { id: 'charges', values: { deliveryFee: fee, note: 'kept' } },
+      save,
+    );
+    expect(saved.config.values).toEqual({ deliveryFee: fee, note: 'kept' });
+    await expect(kit.configs.update(alice, 'order-charges', broken, save)).rejects.toMatchObject({
+      status: 422,
+      code: 'config.values_invalid',
+    });
+  });
+
   it('answers 422 naming each reference to a missing extension, on save and on dry run alike', async () => {
     await kit.extensions.create(alice, 'refs', {
       id: 'ext-ok',

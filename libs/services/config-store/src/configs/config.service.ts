@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventTypes } from '@comanda/contracts';
+import { EventTypes, ORDER_CHARGES_ENTITY, orderChargesProblems } from '@comanda/contracts';
 import { rolledBack, schemaOf, sqlRows, type Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
@@ -13,6 +13,7 @@ import {
   ConfigAlreadyExistsError,
   ConfigIdMismatchError,
   ConfigNotFoundError,
+  ConfigValuesInvalidError,
   ConfigVersionNotFoundError,
   VersionConflictError,
 } from './config.errors';
@@ -176,6 +177,7 @@ export class ConfigService {
         if (!ifMatchSatisfied(options.ifMatch, current.version))
           throw new VersionConflictError('The config');
       }
+      assertValuesFit(entity, input.values ?? {});
       const references = input.extensionReferences ?? [];
       await this.references.assertResolvable(
         manager,
@@ -264,4 +266,11 @@ export class ConfigService {
       },
     });
   }
+}
+
+/** Values another service reads with a fixed shape must have it (only `order-charges` has one). */
+function assertValuesFit(entity: string, values: Record<string, unknown>): void {
+  if (entity !== ORDER_CHARGES_ENTITY) return;
+  const problems = orderChargesProblems(values);
+  if (problems.length > 0) throw new ConfigValuesInvalidError(entity, problems);
 }

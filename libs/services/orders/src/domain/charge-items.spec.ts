@@ -17,7 +17,7 @@ describe('charge items from the order-charges config', () => {
     expect(delivery[0].units).toHaveLength(1);
   });
 
-  it('leaves out an entry that is not {title, amount, mappingDetails}', () => {
+  it('leaves out an entry that is not {title, amount, mappingDetails} (one saved before the config store refused such entries)', () => {
     expect(chargeItemsFrom({ serviceCharge: { title: 'x', amount: -1 } }, 'pickup')).toEqual([]);
     expect(
       chargeItemsFrom(

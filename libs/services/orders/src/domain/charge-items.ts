@@ -1,9 +1,8 @@
-import { LIMITS } from './limits';
-import { mappingDetailsProblem, type MappingDetails } from './mapping-details';
+import { orderChargeDefinition, type OrderChargeDefinition } from '@comanda/contracts';
 import type { Fulfillment, OrderItem } from './order';
 
 /** The config entity whose values define a tenant's charge items. */
-export const ORDER_CHARGES_ENTITY = 'order-charges';
+export { ORDER_CHARGES_ENTITY } from '@comanda/contracts';
 
 /** Item types of charge items: their own, never a menu item's. */
 export const CHARGE_ITEM_TYPES = {
@@ -11,26 +10,10 @@ export const CHARGE_ITEM_TYPES = {
   serviceCharge: 'serviceCharge',
 } as const;
 
-interface ChargeDefinition {
-  title: string;
-  amount: number;
-  mappingDetails: MappingDetails;
-}
-
-function chargeDefinition(value: unknown): ChargeDefinition | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { title, amount, mappingDetails } = value as Record<string, unknown>;
-  if (typeof title !== 'string' || title.length === 0 || title.length > LIMITS.titleLength) {
-    return undefined;
-  }
-  if (!Number.isInteger(amount) || (amount as number) < 0) return undefined;
-  if ((amount as number) > LIMITS.maxMinorUnits) return undefined;
-  const details = mappingDetails ?? {};
-  if (mappingDetailsProblem(details)) return undefined;
-  return { title, amount: amount as number, mappingDetails: details as MappingDetails };
-}
-
-function chargeItem(key: keyof typeof CHARGE_ITEM_TYPES, definition: ChargeDefinition): OrderItem {
+function chargeItem(
+  key: keyof typeof CHARGE_ITEM_TYPES,
+  definition: OrderChargeDefinition,
+): OrderItem {
   // Fixed ids: a discount on a charge names it the same way on the basket and the order.
   const id = key === 'deliveryFee' ? 'delivery-fee' : 'service-charge';
   return {
@@ -46,8 +29,9 @@ function chargeItem(key: keyof typeof CHARGE_ITEM_TYPES, definition: ChargeDefin
 
 /**
  * The charge items of a basket from the tenant's `order-charges` config values: the
- * delivery fee for delivery orders only, the service charge always. An entry that is not
- * `{title, amount, mappingDetails}` is left out rather than charged wrongly.
+ * delivery fee for delivery orders only, the service charge always. The config store refuses
+ * a save whose entries are not `{title, amount, mappingDetails}` (422); an entry saved
+ * before it did is left out rather than charged wrongly.
  */
 export function chargeItemsFrom(
   values: Record<string, unknown> | undefined,
@@ -55,9 +39,9 @@ export function chargeItemsFrom(
 ): OrderItem[] {
   if (!values) return [];
   const items: OrderItem[] = [];
-  const deliveryFee = chargeDefinition(values['deliveryFee']);
+  const deliveryFee = orderChargeDefinition(values['deliveryFee']);
   if (deliveryFee && fulfillment === 'delivery') items.push(chargeItem('deliveryFee', deliveryFee));
-  const serviceCharge = chargeDefinition(values['serviceCharge']);
+  const serviceCharge = orderChargeDefinition(values['serviceCharge']);
   if (serviceCharge) items.push(chargeItem('serviceCharge', serviceCharge));
   return items;
 }

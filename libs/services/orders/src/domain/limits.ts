@@ -1,3 +1,5 @@
+import { MAPPING_DETAILS_LIMITS, ORDER_CHARGE_LIMITS } from '@comanda/contracts';
+
 /**
  * Sizes every input of the orders service is held to. A DTO and its column read the same
  * constant, so nothing a request may carry is ever cut off or refused by the database.
@@ -6,12 +8,13 @@
 export const LIMITS = {
   /** Store, menu item, discount and merchant ids, and payment ids from events. */
   idLength: 100,
-  titleLength: 200,
+  /** Titles of menu and charge items (a charge's comes from the config store). */
+  titleLength: ORDER_CHARGE_LIMITS.titleLength,
   currencyLength: 3,
   /** Keys and values of a mappingDetails object. */
-  mappingKeyLength: 200,
-  mappingValueLength: 2000,
-  mappingEntries: 100,
+  mappingKeyLength: MAPPING_DETAILS_LIMITS.keyLength,
+  mappingValueLength: MAPPING_DETAILS_LIMITS.valueLength,
+  mappingEntries: MAPPING_DETAILS_LIMITS.entries,
   menuItems: 1000,
   basketLines: 100,
   quantity: 99,
@@ -25,7 +28,7 @@ export const LIMITS = {
   paymentMethodLength: 100,
   idempotencyKeyLength: 200,
   /** An integer price or discount in minor units. */
-  maxMinorUnits: 100_000_000,
+  maxMinorUnits: ORDER_CHARGE_LIMITS.maxMinorUnits,
   /** Placement report fields. */
   orderNameLength: 200,
   orderRefs: 50,
