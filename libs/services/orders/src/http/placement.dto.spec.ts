@@ -100,3 +100,39 @@ describe('what a placed report without its date says', () => {
     ]);
   });
 });
+
+describe('the date-times of a placed report', () => {
+  const errorsFor = async (datePlaced: string) =>
+    flattenValidationErrors(
+      await validate(
+        plainToInstance(PlacedReportDto, {
+          orderName: 'Check 42',
+          datePlaced,
+          estimatedReadyTime: '2026-11-23T18:20:00Z',
+        }),
+      ),
+    );
+
+  it.each([
+    ['a time in UTC', '2026-11-23T18:00:00Z'],
+    ['a time with an offset and a fraction', '2026-11-23T19:00:00.123+01:00'],
+    ['a leap second in UTC (RFC 3339 §5.7)', '2016-12-31T23:59:60Z'],
+    ['a leap second under an offset', '1990-12-31T15:59:60-08:00'],
+    ['a leap second with a fraction', '2016-12-31T23:59:60.5Z'],
+  ])('takes %s', async (_name, value) => {
+    expect(await errorsFor(value)).toEqual([]);
+  });
+
+  it.each([
+    ['a second 60 that is no leap second (not 23:59 UTC)', '2026-11-23T18:00:60Z'],
+    ['a second 60 at 23:59 local time but not UTC', '2016-12-31T23:59:60+01:00'],
+    ['a second 61', '2016-12-31T23:59:61Z'],
+    ['a day that does not exist', '2026-02-30T12:00:00Z'],
+    ['a time without a zone', '2026-11-23T18:00:00'],
+    ['a date alone', '2026-11-23'],
+  ])('refuses %s', async (_name, value) => {
+    expect(await errorsFor(value)).toEqual([
+      { path: 'datePlaced', message: expect.stringMatching(/RFC 3339 date-time/) },
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import {
-  IsISO8601,
+  isISO8601,
   IsRFC3339,
   MaxLength,
   ValidateBy,
@@ -17,12 +17,33 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const DATE_TIME_MESSAGE =
   '$property must be an RFC 3339 date-time with a time zone, such as 2026-11-23T18:20:00Z';
 
+const STRICT_ISO = { strict: true, strictSeparator: true };
+
+/** The seconds of a date-time, with what comes before and after them. */
+const SECONDS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:)(\d{2})(.*)$/;
+
+/**
+ * A date-time of a real day and time (ISO 8601, strict). A leap second (`:60`, RFC 3339
+ * §5.7) is one only at 23:59:60 UTC, which is another local time under an offset
+ * (`1990-12-31T15:59:60-08:00`); the strict ISO check knows no second 60, so the second
+ * before it is checked in its place.
+ */
+function isRealDateTime(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const parts = SECONDS.exec(value);
+  if (!parts || parts[2] !== '60') return isISO8601(value, STRICT_ISO);
+  const before = `${parts[1]}59${parts[3]}`;
+  if (!isISO8601(before, STRICT_ISO)) return false;
+  const utc = new Date(before);
+  return utc.getUTCHours() === 23 && utc.getUTCMinutes() === 59;
+}
+
 /**
  * The spec's "ISO 8601 datetime", in the one form every POS and mail client reads alike: an
  * RFC 3339 date-time with its offset (`2026-11-23T18:20:00Z`, `…T19:20:00+01:00`) naming a
- * real day. Dates alone, week or ordinal dates and local times without a zone are refused.
- * RFC 3339 allows a lower-case `t` and `z` (§5.6): taken, and kept upper-case, so every
- * consumer reads the value it is given.
+ * real day, a leap second included (`2016-12-31T23:59:60Z`). Dates alone, week or ordinal
+ * dates and local times without a zone are refused. RFC 3339 allows a lower-case `t` and
+ * `z` (§5.6): taken, and kept upper-case, so every consumer reads the value it is given.
  */
 export function IsDateTime(): PropertyDecorator {
   return applyDecorators(
@@ -32,7 +53,10 @@ export function IsDateTime(): PropertyDecorator {
         : value,
     ),
     IsRFC3339({ message: DATE_TIME_MESSAGE }),
-    IsISO8601({ strict: true, strictSeparator: true }, { message: DATE_TIME_MESSAGE }),
+    ValidateBy({
+      name: 'isRealDateTime',
+      validator: { validate: isRealDateTime, defaultMessage: () => DATE_TIME_MESSAGE },
+    }),
     MaxLength(64),
   );
 }
