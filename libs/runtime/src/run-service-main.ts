@@ -24,14 +24,17 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
       throw new Error('AMQP_URL is required to run this service alone (or use npm start)');
     }
     await ensurePortFree(config.PORT, config.HOST);
-    bus = config.AMQP_URL
-      ? new RabbitMqBus({
-          url: config.AMQP_URL,
-          exchange: config.AMQP_EXCHANGE,
-          queuePrefix: config.AMQP_QUEUE_PREFIX,
-          connectionName: `comanda-${definition.name}`,
-        })
-      : undefined;
+    // Only a service with a database publishes or consumes (its outbox and inbox are there):
+    // the gateway opens no broker connection, even where AMQP_URL is set for every pod.
+    bus =
+      definition.database && config.AMQP_URL
+        ? new RabbitMqBus({
+            url: config.AMQP_URL,
+            exchange: config.AMQP_EXCHANGE,
+            queuePrefix: config.AMQP_QUEUE_PREFIX,
+            connectionName: `comanda-${definition.name}`,
+          })
+        : undefined;
     const service = await startService(definition, {
       port: config.PORT,
       databaseUrl: config.DATABASE_URL,

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { currentContext } from '@comanda/context';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { BusContext, InProcessBus, OnEvent, OutboxWriter } from '@comanda/messaging';
+import { BusContext, InProcessBus, OnEvent, OutboxWriter, RabbitMqBus } from '@comanda/messaging';
 import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { Public } from '@comanda/security';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
@@ -235,6 +235,42 @@ describe('startService', () => {
     await expect(
       startService(notesService, { port: 0, databaseUrl: database.url, env: {} }),
     ).rejects.toThrow('needs databaseUrl and bus');
+  });
+});
+
+@Module({})
+class StatelessModule {}
+
+describe('a service without a database', () => {
+  it('gets no bus: its readiness does not follow the broker (a gateway pod stays in service)', async () => {
+    // A broker that never answers: what a gateway pod saw while RabbitMQ was down.
+    const unreachable = new RabbitMqBus({
+      url: 'amqp://guest:guest@127.0.0.1:1',
+      connectionName: 'comanda-stateless-test',
+      reconnectDelayMs: 60_000,
+    });
+    try {
+      const stateless: ServiceDefinition = {
+        name: 'stateless',
+        module: StatelessModule,
+        security: false,
+      };
+      const service = await startService(stateless, {
+        port: 0,
+        bus: unreachable,
+        env: { LOG_LEVEL: 'warn' },
+      });
+      try {
+        const ready = await fetch(`${service.url}/health/ready`);
+        expect(ready.status).toBe(200);
+        const body = (await ready.json()) as { info: Record<string, unknown> };
+        expect(body.info).not.toHaveProperty('bus');
+      } finally {
+        await service.close();
+      }
+    } finally {
+      await unreachable.close();
+    }
   });
 });
 

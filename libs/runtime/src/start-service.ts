@@ -65,8 +65,12 @@ export function startService(
 
 async function startInScope(
   definition: ServiceDefinition,
-  options: StartOptions,
+  given: StartOptions,
 ): Promise<RunningService> {
+  // The bus carries outboxes and inboxes, which live in a service's database: a service
+  // without one (the gateway, the partner sandbox) neither publishes nor consumes, and its
+  // readiness must not follow the broker's (a broker outage would take the API down).
+  const options: StartOptions = definition.database ? given : { ...given, bus: undefined };
   const config = loadConfig(RuntimeConfig, options.env);
   const { database } = definition;
   const topology = options.topology ?? CONSUMER_TOPOLOGY;
