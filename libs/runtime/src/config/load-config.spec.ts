@@ -1,5 +1,13 @@
+import { IsOptional, Matches } from 'class-validator';
 import { ConfigError, loadConfig } from './load-config';
 import { RuntimeConfig } from './runtime.config';
+
+/** A service's config with a key, as auth's and the secrets' are. */
+class KeyedConfig extends RuntimeConfig {
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'SIGNING_KEY must be 32 bytes in base64' })
+  SIGNING_KEY?: string;
+}
 
 describe('loadConfig', () => {
   it('gives the defaults that make standalone mode work with nothing set', () => {
@@ -51,6 +59,18 @@ describe('loadConfig', () => {
       'invalid setting PORT="eighty" (must be an integer number); ' +
         'DATABASE_URL="mysql://x" (must be a postgres:// URL); ' +
         'COMANDA_ENVIRONMENT="staging" (must be one of the following values: test, production)',
+    );
+  });
+
+  it('never quotes a key or secret, nor the password of a URL, in the line that refuses it', () => {
+    expect(() =>
+      loadConfig(KeyedConfig, {
+        SIGNING_KEY: 'almost-a-key',
+        DATABASE_URL: 'mysql://app:s3cret@db:3306/comanda',
+      }),
+    ).toThrow(
+      'invalid setting SIGNING_KEY=<not shown: 12 characters> (must be 32 bytes in base64); ' +
+        'DATABASE_URL="mysql://app:***@db:3306/comanda" (must be a postgres:// URL)',
     );
   });
 });

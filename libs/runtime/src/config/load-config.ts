@@ -28,13 +28,29 @@ export function loadConfig<T extends object>(type: new () => T, env: RuntimeEnv)
   return Object.freeze(config);
 }
 
+/** Settings whose values are credentials: never quoted in a log line, however wrong. */
+const SECRET_SETTING = /KEY|SECRET|PEPPER|PASSWORD|TOKEN/i;
+
+/**
+ * The value as the user typed it, for the line that says what is wrong with it: a key or
+ * secret only by its length (a real one a character short, or with a stray newline, must not
+ * reach the logs), a URL without the password of its user part.
+ */
+function shown(name: string, typed: unknown): string {
+  if (typeof typed !== 'string') return JSON.stringify(typed);
+  if (SECRET_SETTING.test(name)) return `<not shown: ${typed.length} characters>`;
+  return JSON.stringify(typed.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@'));
+}
+
 /** The value as the user typed it, and the first thing wrong with it. */
 function describe(error: ValidationError, env: RuntimeEnv): string[] {
   const typed = env[error.property] ?? error.value;
   // Decorators apply bottom-up: the last constraint is the first written (the type check).
   const first = Object.values(error.constraints ?? {}).at(-1);
   const own = first
-    ? [`${error.property}=${JSON.stringify(typed)} (${first.replace(`${error.property} `, '')})`]
+    ? [
+        `${error.property}=${shown(error.property, typed)} (${first.replace(`${error.property} `, '')})`,
+      ]
     : [];
   return [...own, ...(error.children ?? []).flatMap((child) => describe(child, env))];
 }
