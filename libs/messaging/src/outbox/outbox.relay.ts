@@ -240,8 +240,9 @@ export class OutboxRelay {
   }
 
   private async recordFailure(row: ClaimedRow, error: unknown): Promise<void> {
-    // The broker or the network, not the event: retried with back-off, never counted, so
-    // an outage of any length parks nothing.
+    // The broker or the network, not the event: never counted, so an outage of any length
+    // parks nothing, and published again in the next round (not held back by a delay, so the
+    // backlog drains as soon as the broker is back).
     const transient =
       error instanceof PublishFailedError ||
       error instanceof BusClosedError ||
@@ -262,9 +263,16 @@ export class OutboxRelay {
       this.logger.error(
         `outbox row ${row.position} (${row.event.type} ${row.event.id}) parked after ${failures} failed publishes: ${reason}`,
       );
+    } else if (transient) {
+      // Not counted, so the claim does not hold the row back (only counted failures wait out
+      // next_attempt_at): it goes again in the relay's next round, whose publish waits for
+      // the broker to come back.
+      this.logger.warn(
+        `publishing ${row.event.type} ${row.event.id} failed (the broker or the network, not counted), publishing again in the next round: ${reason}`,
+      );
     } else {
       this.logger.warn(
-        `publishing ${row.event.type} ${row.event.id} failed (${transient ? 'transient' : `attempt ${failures}`}), retrying in ${delay} ms: ${reason}`,
+        `publishing ${row.event.type} ${row.event.id} failed (attempt ${failures}), retrying in ${delay} ms: ${reason}`,
       );
     }
   }
