@@ -159,11 +159,17 @@ export function k8sServices() {
         template: {
           metadata: {
             labels: labels(name),
-            annotations: {
-              'prometheus.io/scrape': 'true',
-              'prometheus.io/port': String(PORT),
-              'prometheus.io/path': '/metrics',
-            },
+            // The gateway's /metrics asks for a platform:admin token (ADR 0014): a scrape by
+            // annotation, which sends none, would only ever see 401 (k8s/README.md).
+            ...(service.external
+              ? {}
+              : {
+                  annotations: {
+                    'prometheus.io/scrape': 'true',
+                    'prometheus.io/port': String(PORT),
+                    'prometheus.io/path': '/metrics',
+                  },
+                }),
           },
           spec: {
             terminationGracePeriodSeconds: 30,
