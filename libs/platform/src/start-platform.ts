@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ConsumerDeclaration } from '@comanda/contracts';
 import { InProcessBus, RabbitMqBus, type MessageBus } from '@comanda/messaging';
 import {
+  checkServiceSettings,
   loadConfig,
   RuntimeConfig,
   startService,
@@ -59,6 +60,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   // No constant key: random auth key material, made once and kept in the data folder.
   const baseEnv = await withStandaloneKeyMaterial(config.COMANDA_DATA_DIR, runtimeEnv);
   const services = options.services ?? PLATFORM_SERVICES;
+  // Every service's own settings, before PostgreSQL or the broker: one line for a bad value.
+  for (const definition of services) checkServiceSettings(definition, baseEnv);
 
   const embedded: EmbeddedPostgres | undefined = config.DATABASE_URL
     ? undefined

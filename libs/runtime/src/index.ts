@@ -9,7 +9,7 @@ export type {
   ServiceDefinition,
   StartOptions,
 } from './service-definition';
-export { startService } from './start-service';
+export { checkServiceSettings, startService } from './start-service';
 export {
   connectLocally,
   localRequestHandler,

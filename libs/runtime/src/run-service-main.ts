@@ -3,7 +3,7 @@ import { RabbitMqBus } from '@comanda/messaging';
 import { loadConfig, snapshotEnv } from './config/load-config';
 import { RuntimeConfig } from './config/runtime.config';
 import type { ServiceDefinition } from './service-definition';
-import { startService } from './start-service';
+import { checkServiceSettings, startService } from './start-service';
 import { ensurePortFree } from './port';
 import { onShutdownSignal } from './shutdown';
 
@@ -17,6 +17,7 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
   try {
     const env = snapshotEnv();
     const config = loadConfig(RuntimeConfig, env);
+    checkServiceSettings(definition, env);
     if (definition.database && !config.DATABASE_URL) {
       throw new Error('DATABASE_URL is required to run this service alone (or use npm start)');
     }

@@ -31,6 +31,12 @@ export interface ServiceDefinition {
    * global bearer/permission guard and the route declaration check): do not import it again.
    */
   module: Type<unknown> | DynamicModule;
+  /**
+   * The service's own typed settings (the classes its module loads with `loadConfig`):
+   * checked before a database or broker connection is opened, so a bad value stops the start
+   * with the one line that names it, not a stack trace from inside the module's providers.
+   */
+  configs?: ReadonlyArray<new () => object>;
   /** `false` for a service that verifies no tokens itself (the gateway); default true. */
   security?: boolean;
   /** Path prefixes that need no `X-Api-Version` header (`/health/` always is exempt). */

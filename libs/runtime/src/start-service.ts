@@ -43,6 +43,7 @@ import {
   schemaMigrations,
   SERVICE_NAME,
   type RunningService,
+  type RuntimeEnv,
   type ServiceDefinition,
   type StartOptions,
 } from './service-definition';
@@ -72,6 +73,7 @@ async function startInScope(
   // readiness must not follow the broker's (a broker outage would take the API down).
   const options: StartOptions = definition.database ? given : { ...given, bus: undefined };
   const config = loadConfig(RuntimeConfig, options.env);
+  checkServiceSettings(definition, options.env);
   const { database } = definition;
   const topology = options.topology ?? CONSUMER_TOPOLOGY;
   if (database && (!options.databaseUrl || !options.bus)) {
@@ -301,4 +303,12 @@ function serveOpenApi(app: NestFastifyApplication, name: string): void {
 
 function pascal(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, _dash, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * Loads each of the service's own settings classes once, for their check alone (the module
+ * loads them again): a bad value throws the ConfigError that names it before anything opens.
+ */
+export function checkServiceSettings(definition: ServiceDefinition, env: RuntimeEnv): void {
+  for (const type of definition.configs ?? []) loadConfig(type, env);
 }

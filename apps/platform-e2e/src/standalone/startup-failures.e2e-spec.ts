@@ -64,6 +64,18 @@ describe('standalone start-up failures', () => {
     );
   }, 60_000);
 
+  it("quotes a bad setting of one service's own before anything starts", async () => {
+    // Not at the database: it would be the reason if the setting were checked after it.
+    const port = await freePort();
+    expect(
+      await failure({
+        PORT: String(await freePort()),
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/comanda`,
+        PLACEMENT_TIMEOUT_MS: 'soon',
+      }),
+    ).toMatch(/^invalid setting PLACEMENT_TIMEOUT_MS="soon" \(/);
+  }, 60_000);
+
   it('says a database it cannot reach is the problem', async () => {
     const port = await freePort();
     expect(

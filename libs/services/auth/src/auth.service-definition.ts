@@ -1,5 +1,6 @@
 import { AUTH_BODY_LIMIT_BYTES } from '@comanda/contracts';
 import type { ServiceDefinition } from '@comanda/runtime';
+import { AuthConfig } from './auth.config';
 import { AuthModule } from './auth.module';
 import { ApiClient } from './clients/api-client.entity';
 import { ClientSecret } from './clients/client-secret.entity';
@@ -13,6 +14,7 @@ export const AUTH_MIGRATIONS = [CreateAuthTables1710000000000];
 /** Tenants, API clients, hashed secrets and signing keys; the OAuth token issuer; the admin API. */
 export const authService: ServiceDefinition = {
   name: 'auth',
+  configs: [AuthConfig],
   database: { schema: 'auth', entities: AUTH_ENTITIES, migrations: AUTH_MIGRATIONS },
   module: AuthModule,
   versionExemptPaths: ['/auth/', '/connect/', '/.well-known/'],

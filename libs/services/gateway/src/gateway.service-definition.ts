@@ -1,9 +1,11 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { GatewayConfig } from './config/gateway.config';
 import { GatewayModule } from './gateway.module';
 
 /** The public port: stateless, no database, forwards to the services behind it. */
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
+  configs: [GatewayConfig],
   module: GatewayModule,
   publicListener: true,
   // `GET /openapi.json` is the whole platform's document (RootController), not the gateway's own.

@@ -1,4 +1,6 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { OrdersConfig } from './orders.config';
+import { WebhooksConfig } from './subscriptions/webhooks.config';
 import { secretBoxFrom } from '@comanda/security';
 import { orderProblem } from './http/order-error-status';
 import { OrdersModule } from './orders.module';
@@ -18,6 +20,7 @@ import {
 /** Stores, menus, baskets and orders under `/stores`, `/baskets`, `/orders`, schema `orders`. */
 export const ordersService: ServiceDefinition = {
   name: 'orders',
+  configs: [OrdersConfig, WebhooksConfig],
   database: {
     schema: 'orders',
     entities: [

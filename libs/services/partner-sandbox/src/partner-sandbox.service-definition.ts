@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { PartnerSandboxConfig } from './partner-sandbox.config';
 import { PartnerSandboxModule } from './partner-sandbox.module';
 
 /**
@@ -8,6 +9,7 @@ import { PartnerSandboxModule } from './partner-sandbox.module';
  */
 export const partnerSandboxService: ServiceDefinition = {
   name: 'partner-sandbox',
+  configs: [PartnerSandboxConfig],
   module: PartnerSandboxModule,
   security: false,
   versionExemptPaths: ['/payments', '/sandbox/'],

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@comanda/runtime';
+import { PaymentsConfig } from './payments.config';
 import { secretBoxFrom } from '@comanda/security';
 import { AddAnnulmentRetries1767000000000 } from './persistence/add-annulment-retries.migration';
 import { CreatePaymentTables1764000000000 } from './persistence/create-payment-tables.migration';
@@ -12,6 +13,7 @@ import { PaymentsModule } from './payments.module';
  */
 export const paymentsService: ServiceDefinition = {
   name: 'payments',
+  configs: [PaymentsConfig],
   database: {
     schema: 'payments',
     entities: [],
