@@ -813,3 +813,36 @@ describe('gateway whose services are all away', () => {
     expect(response.json()).toMatchObject({ status: 503, code: 'upstream.unavailable' });
   });
 });
+
+describe('gateway shutdown with a request still waiting for its upstream', () => {
+  it('answers it 504 before its shutdown deadline, not a connection closed without an answer', async () => {
+    const payments = await startTestUpstream('payments', ['/payments/merchants/{id}']);
+    const gateway = await startService(gatewayService, {
+      port: 0,
+      host: '127.0.0.1',
+      env: {
+        LOG_LEVEL: 'silent',
+        PAYMENTS_URL: payments.url,
+        GATEWAY_VERIFY_TOKENS: 'false',
+        // The upstream may take longer than the gateway may take to stop.
+        GATEWAY_UPSTREAM_TIMEOUT_MS: '60000',
+        SHUTDOWN_TIMEOUT_MS: '1500',
+      },
+    });
+    try {
+      const waiting = send(gateway.url, '/payments/merchants/m1/hang', { headers: V0 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      const closed = gateway.close();
+      const response = await waiting;
+      expect(response.status).toBe(504);
+      expect(response.json()).toMatchObject({ status: 504, code: 'upstream.timeout' });
+      // Before the deadline at which the process would exit (1 s before it, by design).
+      expect(Date.now() - started).toBeLessThan(1500);
+      await closed;
+    } finally {
+      await gateway.close();
+      await payments.close();
+    }
+  });
+});

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Dispatcher } from 'undici';
 import { childTraceparent } from '@comanda/context';
 import { closeAfterAnswer, guardedStream, REQUEST_ID_HEADER } from '@comanda/http';
+import { RuntimeConfig } from '@comanda/runtime';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../gateway.errors';
 import { BodyLimitStream } from './body-limit.stream';
 import { endToEndHeaders, headerValue, upstreamRequestHeaders } from './forwarded-headers';
@@ -10,13 +11,39 @@ import type { AdmittedRequest } from './request-gate';
 
 const NO_BODY_STATUSES = new Set([204, 205, 304]);
 
+/** Why a request still waiting for its upstream was given up: this gateway is stopping. */
+class GatewayStopping extends Error {}
+
+/** How long before the shutdown deadline the requests still waiting are answered. */
+const STOPPING_MARGIN_MS = 1000;
+
 /**
  * Forwards one admitted request to its upstream over the pool's keep-alive connections:
  * the body streams through unparsed (counted against the limit), the response streams
  * back with its status and end-to-end headers.
+ *
+ * On shutdown the gateway finishes what is in flight, but its upstream timeout can outlast
+ * the shutdown's (SHUTDOWN_TIMEOUT_MS): a request still waiting for its upstream's answer
+ * shortly before that deadline gets the 504 it would get at its own timeout, rather than a
+ * connection closed without an answer when the process exits.
  */
 @Injectable()
-export class ProxyService {
+export class ProxyService implements BeforeApplicationShutdown {
+  /** Requests sent upstream whose answer has not begun. */
+  private readonly waiting = new Set<AbortController>();
+  private stopping: NodeJS.Timeout | undefined;
+
+  constructor(private readonly runtime: RuntimeConfig) {}
+
+  beforeApplicationShutdown(): void {
+    const giveUp = () => {
+      for (const aborter of this.waiting) aborter.abort(new GatewayStopping());
+    };
+    const delay = this.runtime.SHUTDOWN_TIMEOUT_MS - STOPPING_MARGIN_MS;
+    this.stopping = setTimeout(giveUp, Math.max(0, delay));
+    this.stopping.unref();
+  }
+
   async forward(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -35,6 +62,7 @@ export class ProxyService {
     }
 
     let response: Dispatcher.ResponseData;
+    this.waiting.add(aborter);
     try {
       response = await upstream.pool.request({
         method: request.method as Dispatcher.HttpMethod,
@@ -50,7 +78,10 @@ export class ProxyService {
       });
     } catch (error) {
       if (limiter?.exceeded) throw limiterError(limiter, error);
+      if (error instanceof GatewayStopping) throw new UpstreamTimeoutError(upstream.name, error);
       throw upstreamError(upstream.name, error);
+    } finally {
+      this.waiting.delete(aborter);
     }
 
     reply.status(response.statusCode);
