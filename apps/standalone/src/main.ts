@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
-import { Logger } from '@nestjs/common';
-import { createLogger, type LogFormat } from '@comanda/http';
+import type { createLogger } from '@comanda/http';
 import { ensureAdminCredentials, startPlatform } from '@comanda/platform';
 import {
   ensurePortFree,
+  installEarlyLogger,
   loadConfig,
   onShutdownSignal,
   RuntimeConfig,
@@ -65,22 +65,9 @@ function nestStyle(logger: ReturnType<typeof createLogger>) {
   };
 }
 
-// Read leniently here: a bad LOG_LEVEL or LOG_FORMAT is reported by loadConfig, in this format.
 const early = snapshotEnv();
-const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const level = levels.includes(early.LOG_LEVEL ?? '') ? (early.LOG_LEVEL as string) : 'info';
-const format = (
-  ['pretty', 'json'].includes(early.LOG_FORMAT ?? '') ? early.LOG_FORMAT : 'auto'
-) as LogFormat;
-const logger = createLogger('comanda', level, format);
 // Lines of the platform before the first service takes over Nest's logger, in the same format.
-Logger.overrideLogger({
-  log: (message: unknown, context?: string) => logger.info({ context }, String(message)),
-  warn: (message: unknown, context?: string) => logger.warn({ context }, String(message)),
-  error: (message: unknown, context?: string) => logger.error({ context }, String(message)),
-  debug: (message: unknown, context?: string) => logger.debug({ context }, String(message)),
-  verbose: (message: unknown, context?: string) => logger.trace({ context }, String(message)),
-});
+const logger = installEarlyLogger('comanda', early);
 
 main(logger).catch((error: unknown) => {
   // One line a person can act on; the stack only when asked for.

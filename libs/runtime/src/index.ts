@@ -20,3 +20,4 @@ export type { SealedSecrets } from './secrets/sealed-secrets';
 export { ensurePortFree } from './port';
 export { READINESS_CHECK } from './health/readiness-check';
 export type { ReadinessCheck } from './health/readiness-check';
+export { installEarlyLogger } from './early-logger';

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { RabbitMqBus } from '@comanda/messaging';
 import { loadConfig, snapshotEnv } from './config/load-config';
+import { installEarlyLogger } from './early-logger';
 import { RuntimeConfig } from './config/runtime.config';
 import type { ServiceDefinition } from './service-definition';
 import { checkServiceSettings, startService } from './start-service';
@@ -12,10 +13,11 @@ import { onShutdownSignal } from './shutdown';
  * schema over DATABASE_URL, RabbitMQ over AMQP_URL, graceful stop on SIGTERM/SIGINT.
  */
 export async function runServiceMain(definition: ServiceDefinition): Promise<void> {
+  const env = snapshotEnv();
+  installEarlyLogger(definition.name, env);
   const logger = new Logger(definition.name);
   let bus: RabbitMqBus | undefined;
   try {
-    const env = snapshotEnv();
     const config = loadConfig(RuntimeConfig, env);
     checkServiceSettings(definition, env);
     if (definition.database && !config.DATABASE_URL) {
@@ -47,10 +49,24 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
       await bus?.close();
     });
   } catch (error) {
-    logger.error(error instanceof Error ? error.message : String(error));
+    logger.error(startFailure(error));
     process.exitCode = 1;
     // A service that refused to start must end, so its supervisor sees why and restarts it:
     // the bus connection (opened before the service) would otherwise keep it running.
     await bus?.close().catch(() => undefined);
   }
+}
+
+/** The line a failed start leaves: what went wrong, and which setting to look at. */
+function startFailure(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  // PostgreSQL's own refusal (an SQLSTATE: too many clients, no such database, auth failed).
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+    return `the database at DATABASE_URL refused (${code}): ${message}`;
+  }
+  if (syscall === 'connect' || syscall === 'getaddrinfo') {
+    return `cannot reach the database at DATABASE_URL: ${message}`;
+  }
+  return message;
 }

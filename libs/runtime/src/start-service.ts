@@ -208,6 +208,9 @@ async function startInScope(
         })()),
     };
   } catch (error) {
+    // Nest holds the lines logged while the app starts (bufferLogs) until the start succeeds:
+    // a start that failed must still say why, and the caller's line must not wait behind them.
+    Logger.flush();
     // A start that failed after init (a consumer missing from the topology, a port in use)
     // has its relay and timers running: stop them before the database goes away.
     await created?.close().catch(() => undefined);

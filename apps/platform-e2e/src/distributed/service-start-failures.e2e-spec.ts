@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { freePort } from '@comanda/platform';
+import {
+  createTestBroker,
+  createTestDatabase,
+  type TestBroker,
+  type TestDatabase,
+} from '@comanda/testing';
+import { ROOT } from '../standalone/standalone-process';
+
+interface LogLine {
+  level: number;
+  service: string;
+  msg: string;
+}
+
+/** Runs one service's own entry as a supervisor would; resolves with its exit code and output. */
+function runService(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(
+      process.execPath,
+      ['-r', './tools/register.js', `apps/${name}/src/main.ts`],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+function errors(output: string): LogLine[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine)
+    .filter((line) => line.level >= 50);
+}
+
+/**
+ * PostgreSQL in front of which only the first `allowed` connections get through: the rest
+ * are refused as a full server refuses them (FATAL 53300, too many clients).
+ */
+function crowdedPostgres(target: URL, allowed: number): Promise<{ port: number; server: Server }> {
+  const refusal = (() => {
+    const fields = Buffer.from('SFATAL\0VFATAL\0C53300\0Msorry, too many clients already\0\0');
+    const head = Buffer.alloc(5);
+    head.write('E', 0);
+    head.writeInt32BE(fields.length + 4, 1);
+    return Buffer.concat([head, fields]);
+  })();
+  let open = 0;
+  const server = createServer((client: Socket) => {
+    client.on('error', () => undefined);
+    if (open >= allowed) {
+      client.once('data', () => client.end(refusal));
+      return;
+    }
+    open++;
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    upstream.on('error', () => client.destroy());
+    client.pipe(upstream).pipe(client);
+    client.once('close', () => {
+      open--;
+      upstream.destroy();
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({ port: typeof address === 'object' && address ? address.port : 0, server });
+    });
+  });
+}
+
+/** A service run alone that cannot start says why in one line of its log format, and exits 1. */
+describe('a service started alone that cannot start', () => {
+  let database: TestDatabase;
+  let broker: TestBroker;
+  let base: Record<string, string>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('start_failures');
+    broker = await createTestBroker('start-failures');
+    base = {
+      DATABASE_URL: database.url,
+      AMQP_URL: broker.url,
+      AMQP_EXCHANGE: broker.exchange,
+      AMQP_QUEUE_PREFIX: broker.queuePrefix,
+      COMANDA_SECRETS_KEY: randomBytes(32).toString('base64'),
+    };
+  });
+  afterAll(() => database?.drop());
+
+  it('names a bad setting of its own before it opens anything, never quoting a key', async () => {
+    const { code, output } = await runService('auth', {
+      ...base,
+      PORT: String(await freePort()),
+      AUTH_KEY_ENCRYPTION_KEY: 'short',
+    });
+    expect(code).toBe(1);
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(output).not.toContain('short');
+    expect(output).not.toContain('connected to RabbitMQ');
+    expect(errors(output).map((line) => line.msg)).toEqual([
+      'invalid setting AUTH_KEY_ENCRYPTION_KEY=<not shown: 5 characters> (must be 32 bytes in base64)',
+    ]);
+  }, 60_000);
+
+  it('says the database refused it when that happens after the app was built', async () => {
+    // Enough connections to migrate and build the app; its loops then find the server full.
+    const crowded = await crowdedPostgres(new URL(database.url), 3);
+    try {
+      const url = new URL(database.url);
+      url.hostname = '127.0.0.1';
+      url.port = String(crowded.port);
+      const { code, output } = await runService('orders', {
+        ...base,
+        DATABASE_URL: url.toString(),
+        PORT: String(await freePort()),
+      });
+      expect(code).toBe(1);
+      const last = errors(output).at(-1);
+      expect(last).toMatchObject({
+        service: 'orders',
+        msg: 'the database at DATABASE_URL refused (53300): sorry, too many clients already',
+      });
+    } finally {
+      await new Promise((done) => crowded.server.close(done));
+    }
+  }, 60_000);
+});
