@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Socket } from 'node:net';
 import { buildConnector, Pool } from 'undici';
 import { connectLocally } from '@comanda/runtime';
@@ -20,11 +20,15 @@ export class UpstreamPools implements OnApplicationShutdown {
 
   constructor(config: GatewayConfig) {
     const inProcess = config.GATEWAY_IN_PROCESS_UPSTREAMS === 'true';
+    const missing: string[] = [];
     for (const [name, variable] of Object.entries(UPSTREAMS) as Array<
       [UpstreamName, keyof GatewayConfig]
     >) {
       const url = config[variable];
-      if (typeof url !== 'string') continue;
+      if (typeof url !== 'string') {
+        missing.push(variable);
+        continue;
+      }
       const { origin, host } = new URL(url);
       const connectTimeout = Math.min(config.GATEWAY_UPSTREAM_TIMEOUT_MS, 10_000);
       const overNetwork = buildConnector({ timeout: connectTimeout });
@@ -48,6 +52,13 @@ export class UpstreamPools implements OnApplicationShutdown {
           },
         }),
       });
+    }
+    // A gateway run alone with a service's URL unset (or misspelt) answers that service's
+    // paths 404 route.not_found: said once at start, not left to be found by a caller.
+    if (missing.length > 0) {
+      new Logger('gateway').warn(
+        `no upstream for ${missing.join(', ')}: their paths answer 404 until it is set`,
+      );
     }
   }
 

@@ -5,6 +5,7 @@ import { freePort } from '@comanda/platform';
 import {
   createTestBroker,
   createTestDatabase,
+  waitFor,
   type TestBroker,
   type TestDatabase,
 } from '@comanda/testing';
@@ -82,8 +83,11 @@ function crowdedPostgres(target: URL, allowed: number): Promise<{ port: number; 
   });
 }
 
-/** A service run alone that cannot start says why in one line of its log format, and exits 1. */
-describe('a service started alone that cannot start', () => {
+/**
+ * A service run alone (distributed mode) at start: one that cannot start says why in one line
+ * of its log format and exits 1; one that starts with something missing says so once.
+ */
+describe('a service run alone, at start', () => {
   let database: TestDatabase;
   let broker: TestBroker;
   let base: Record<string, string>;
@@ -136,6 +140,47 @@ describe('a service started alone that cannot start', () => {
       });
     } finally {
       await new Promise((done) => crowded.server.close(done));
+    }
+  }, 60_000);
+
+  it('the gateway with service URLs unset says so once, and starts without a broker', async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      ['-r', './tools/register.js', 'apps/gateway/src/main.ts'],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          LOG_FORMAT: 'json',
+          PORT: String(port),
+          // AMQP_URL set as Kubernetes sets it for every pod: the gateway does not use it.
+          AMQP_URL: 'amqp://guest:guest@127.0.0.1:1',
+          AUTH_URL: 'http://127.0.0.1:1',
+          CONFIG_STORE_URL: 'http://127.0.0.1:1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await waitFor('the gateway listening', async () => output.includes('listening on port'));
+      const warnings = output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as LogLine)
+        .filter((line) => line.level === 40);
+      expect(warnings.map((line) => line.msg)).toEqual([
+        'no upstream for PLUGIN_REGISTRY_URL, ORDERS_URL, PAYMENTS_URL, NOTIFICATIONS_URL: their paths answer 404 until it is set',
+      ]);
+      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      expect(ready.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
     }
   }, 60_000);
 });
