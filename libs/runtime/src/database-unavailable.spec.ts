@@ -163,10 +163,10 @@ describe('requests while the database is unreachable', () => {
     const metrics = await fetch(`${service.url}/metrics`);
     expect(metrics.status).toBe(200);
     const scraped = await metrics.text();
-    // prom-client writes NaN as "Nan", which Prometheus parses (case does not matter).
-    expect(scraped).toMatch(/^comanda_outbox_pending_events\{service="ledger"\} NaN$/im);
+    // Spelt as the exposition format spells it (prom-client's own "Nan" is rewritten).
+    expect(scraped).toMatch(/^comanda_outbox_pending_events\{service="ledger"\} NaN$/m);
     expect(scraped).toMatch(
-      /^comanda_parked_messages\{kind="dead_letter",service="ledger"\} NaN$/im,
+      /^comanda_parked_messages\{kind="dead_letter",service="ledger"\} NaN$/m,
     );
     expect(scraped).toMatch(/^process_cpu_user_seconds_total/m);
 

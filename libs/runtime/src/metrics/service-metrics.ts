@@ -114,6 +114,7 @@ export function serveMetrics(
     done();
   });
   fastify.get('/metrics', async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
+    // prom-client writes NaN as "Nan"; the exposition format (and strict parsers) say "NaN".
+    reply.type(registry.contentType).send((await registry.metrics()).replace(/ Nan$/gm, ' NaN')),
   );
 }
