@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { runInService } from '@comanda/context';
 import type { ConsumerDeclaration } from '@comanda/contracts';
 import { InProcessBus, RabbitMqBus, type MessageBus } from '@comanda/messaging';
 import {
@@ -67,13 +68,19 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ? undefined
     : await startEmbeddedPostgres(config.COMANDA_DATA_DIR, logger);
   const databaseUrl = config.DATABASE_URL ?? (embedded as EmbeddedPostgres).url;
+  // The shared connection's own lines (lost, reconnected) are the platform's, not those of
+  // whichever service set up the process-wide logger last.
   const bus: MessageBus = config.AMQP_URL
-    ? new RabbitMqBus({
-        url: config.AMQP_URL,
-        exchange: config.AMQP_EXCHANGE,
-        queuePrefix: config.AMQP_QUEUE_PREFIX,
-        connectionName: 'comanda-standalone',
-      })
+    ? runInService(
+        'platform',
+        () =>
+          new RabbitMqBus({
+            url: config.AMQP_URL as string,
+            exchange: config.AMQP_EXCHANGE,
+            queuePrefix: config.AMQP_QUEUE_PREFIX,
+            connectionName: 'comanda-standalone',
+          }),
+      )
     : new InProcessBus();
 
   const running = new Map<string, RunningService>();

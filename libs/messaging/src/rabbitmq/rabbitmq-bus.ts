@@ -2,7 +2,8 @@ import { type CloudEvent, routingKeyOf } from '@comanda/contracts';
 import { Logger } from '@nestjs/common';
 import { connect, type ChannelWrapper, type AmqpConnectionManager } from 'amqp-connection-manager';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
-import type { BusLogger } from '../bus/bus-logger';
+import { currentService } from '@comanda/context';
+import { loggerOf, type BusLogger } from '../bus/bus-logger';
 import {
   DEFAULT_RETRY_POLICY,
   type MessageBus,
@@ -56,6 +57,9 @@ export class RabbitMqBus implements MessageBus {
   private readonly publishTimeoutMs: number;
   private readonly closeTimeoutMs: number;
   private readonly logger: BusLogger;
+  private readonly baseLogger: BusLogger;
+  /** The service (or `platform`) whose work opened the connection. */
+  private readonly owner: string | undefined;
   /** Event types some declared or subscribed queue takes: published `mandatory`. */
   private readonly routedTypes = new Set<string>();
   /** Message ids the broker returned as unroutable, until their confirm is seen. */
@@ -69,7 +73,11 @@ export class RabbitMqBus implements MessageBus {
     this.defaultPrefetch = options.defaultPrefetch ?? 16;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
     this.closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
-    this.logger = options.logger ?? new Logger(RabbitMqBus.name);
+    // The connection's lines belong to the work that opened it: a service run alone, or the
+    // standalone platform (which opens it as `platform`).
+    this.baseLogger = options.logger ?? new Logger(RabbitMqBus.name);
+    this.owner = currentService();
+    this.logger = loggerOf(this.baseLogger, this.owner);
     const where = redactUrl(options.url);
 
     this.connection = connect([options.url], {
@@ -188,7 +196,8 @@ export class RabbitMqBus implements MessageBus {
       subscription,
       prefetch,
       retry,
-      logger: this.logger,
+      // A consumer's pauses and resumptions are its service's (subscribed in its start).
+      logger: loggerOf(this.baseLogger, currentService() ?? this.owner),
       onChannelError: (error) => this.recoverFromChannelError(error),
     });
     this.subscriptions.add(consumer);

@@ -1,3 +1,4 @@
+import { currentService, runInService } from '@comanda/context';
 import { createTestBroker, waitFor, type TestBroker, TcpProxy } from '@comanda/testing';
 import { orderPlaced, otherEvent } from '../bus/message-bus.contract';
 import { deadLetterQueueName } from './queue-names';
@@ -102,6 +103,51 @@ describe('RabbitMqBus recovery', () => {
       await bus.close(); // a hang here fails the test by its timeout
       release();
     } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("writes the connection's lines as the work that opened it, a consumer's as its service's", async () => {
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    const lines: Array<{ service: string | undefined; message: string }> = [];
+    const record = (message: unknown) =>
+      void lines.push({ service: currentService(), message: String(message) });
+    // Opened by the standalone platform, consumed by one of its services.
+    const bus = runInService(
+      'platform',
+      () =>
+        new RabbitMqBus({
+          url: proxy.urlFor(broker.url),
+          exchange: broker.exchange,
+          queuePrefix: broker.queuePrefix,
+          reconnectDelayMs: 100,
+          logger: { log: record, warn: record, error: record },
+        }),
+    );
+    const queue = `${broker.queuePrefix}recovery.attributed`;
+    admin.track(queue, deadLetterQueueName(queue));
+    const line = (text: string) => lines.find((entry) => entry.message.includes(text));
+    try {
+      await runInService('orders', () =>
+        bus.subscribe({
+          queue: 'recovery.attributed',
+          eventTypes: ['order.placed'],
+          retry: { delaysMs: [] },
+          handler: async () => undefined,
+        }),
+      );
+      await admin.deleteQueue(queue); // the broker cancels the consumer
+      await waitFor('the cancelled consumer', () => line('cancelled the consumer') !== undefined);
+      proxy.dropConnections();
+      await waitFor(
+        'the lost connection',
+        () => line('lost the RabbitMQ connection') !== undefined,
+      );
+      expect(line('cancelled the consumer')?.service).toBe('orders');
+      expect(line('lost the RabbitMQ connection')?.service).toBe('platform');
+      expect(line('connected to RabbitMQ')?.service).toBe('platform');
+    } finally {
+      await bus.close();
       await proxy.stop();
     }
   });
