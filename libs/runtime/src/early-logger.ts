@@ -16,12 +16,31 @@ export function installEarlyLogger(name: string, env: RuntimeEnv): ReturnType<ty
     ['pretty', 'json'].includes(env.LOG_FORMAT ?? '') ? env.LOG_FORMAT : 'auto'
   ) as LogFormat;
   const logger = createLogger(name, level, format);
+  // Nest passes the context last (after a stack, for errors).
+  const contextOf = (params: unknown[]) => {
+    const last = params.at(-1);
+    return typeof last === 'string' ? last : undefined;
+  };
   Logger.overrideLogger({
-    log: (message: unknown, context?: string) => logger.info({ context }, String(message)),
-    warn: (message: unknown, context?: string) => logger.warn({ context }, String(message)),
-    error: (message: unknown, context?: string) => logger.error({ context }, String(message)),
-    debug: (message: unknown, context?: string) => logger.debug({ context }, String(message)),
-    verbose: (message: unknown, context?: string) => logger.trace({ context }, String(message)),
+    log: (message: unknown, ...params: unknown[]) =>
+      logger.info({ context: contextOf(params) }, String(message)),
+    warn: (message: unknown, ...params: unknown[]) =>
+      logger.warn({ context: contextOf(params) }, String(message)),
+    // Nest's own report of a start that failed inside it, with its stack: the caller writes
+    // the one line a person reads, so this one is for LOG_LEVEL=debug.
+    error: (message: unknown, ...params: unknown[]) => {
+      const context = contextOf(params);
+      if (context === 'ExceptionHandler') {
+        const stack = message instanceof Error ? message.stack : undefined;
+        logger.debug({ context }, stack ?? String(message));
+      } else {
+        logger.error({ context }, String(message));
+      }
+    },
+    debug: (message: unknown, ...params: unknown[]) =>
+      logger.debug({ context: contextOf(params) }, String(message)),
+    verbose: (message: unknown, ...params: unknown[]) =>
+      logger.trace({ context: contextOf(params) }, String(message)),
   });
   return logger;
 }

@@ -120,6 +120,16 @@ describe('a service run alone, at start', () => {
     ]);
   }, 60_000);
 
+  it('says once why it refuses to start when a check inside the service fails', async () => {
+    // Keys missing: refused by the auth module's providers, inside Nest's start.
+    const { code, output } = await runService('auth', { ...base, PORT: String(await freePort()) });
+    expect(code).toBe(1);
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(errors(output).map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^the auth service refuses to start without AUTH_KEY_ENCRYPTION_KEY/),
+    ]);
+  }, 60_000);
+
   it('says the database refused it when that happens after the app was built', async () => {
     // Enough connections to migrate and build the app; its loops then find the server full.
     const crowded = await crowdedPostgres(new URL(database.url), 3);
@@ -145,42 +155,73 @@ describe('a service run alone, at start', () => {
 
   it('the gateway with service URLs unset says so once, and starts without a broker', async () => {
     const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      ['-r', './tools/register.js', 'apps/gateway/src/main.ts'],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          LOG_FORMAT: 'json',
-          PORT: String(port),
-          // AMQP_URL set as Kubernetes sets it for every pod: the gateway does not use it.
-          AMQP_URL: 'amqp://guest:guest@127.0.0.1:1',
-          AUTH_URL: 'http://127.0.0.1:1',
-          CONFIG_STORE_URL: 'http://127.0.0.1:1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const gateway = await startListening('gateway', {
+      PORT: String(port),
+      // AMQP_URL set as Kubernetes sets it for every pod: the gateway does not use it.
+      AMQP_URL: 'amqp://guest:guest@127.0.0.1:1',
+      AUTH_URL: 'http://127.0.0.1:1',
+      CONFIG_STORE_URL: 'http://127.0.0.1:1',
+    });
     try {
-      await waitFor('the gateway listening', async () => output.includes('listening on port'));
-      const warnings = output
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as LogLine)
-        .filter((line) => line.level === 40);
-      expect(warnings.map((line) => line.msg)).toEqual([
+      expect(lines(gateway.output(), 40).map((line) => line.msg)).toEqual([
         'no upstream for PLUGIN_REGISTRY_URL, ORDERS_URL, PAYMENTS_URL, NOTIFICATIONS_URL: their paths answer 404 until it is set',
       ]);
       const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
       expect(ready.status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
-      await exited;
+      await gateway.stop();
+    }
+  }, 60_000);
+
+  it('auth without COMANDA_ADMIN_CLIENT_SECRET says it makes no admin client', async () => {
+    const auth = await startListening('auth', {
+      ...base,
+      PORT: String(await freePort()),
+      AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      AUTH_SECRET_PEPPER: randomBytes(32).toString('base64'),
+    });
+    try {
+      expect(lines(auth.output(), 30).map((line) => line.msg)).toContain(
+        'COMANDA_ADMIN_CLIENT_SECRET is not set: no platform admin client is made or updated (an existing one keeps its secret)',
+      );
+    } finally {
+      await auth.stop();
     }
   }, 60_000);
 });
+
+/** The JSON lines of `output` at `level`. */
+function lines(output: string, level: number): LogLine[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine)
+    .filter((line) => line.level === level);
+}
+
+/** Starts one service's own entry and waits until it listens; `stop` sends SIGTERM. */
+async function startListening(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ output(): string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${name}/src/main.ts`], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await waitFor(`${name} listening`, async () => output.includes('listening on port'));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { output: () => output, stop };
+}

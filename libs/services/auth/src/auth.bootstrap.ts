@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { UnitOfWork } from '@comanda/persistence';
 import { AUTH_CONFIG, type AuthConfig } from './auth.config';
 import { ClientService } from './clients/client.service';
@@ -23,6 +23,11 @@ export class AuthBootstrap implements OnApplicationBootstrap {
       this.config;
     if (clientId && clientSecret) {
       await this.unitOfWork.run((tx) => this.clients.bootstrapAdmin(tx, clientId, clientSecret));
+    } else {
+      // Said once: an operator who forgot it would otherwise look for an admin that was never made.
+      new Logger('auth').log(
+        'COMANDA_ADMIN_CLIENT_SECRET is not set: no platform admin client is made or updated (an existing one keeps its secret)',
+      );
     }
   }
 }
