@@ -60,9 +60,10 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
 /** The line a failed start leaves: what went wrong, and which setting to look at. */
 function startFailure(error: unknown): string {
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
-  // PostgreSQL's own refusal (an SQLSTATE: too many clients, no such database, auth failed).
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+  const { code, syscall, severity } = (error ?? {}) as Record<string, unknown>;
+  // PostgreSQL's own refusal (pg's error: a severity and an SQLSTATE such as 53300 too many
+  // clients, 3D000 no such database, 28P01 authentication failed).
+  if (typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
     return `the database at DATABASE_URL refused (${code}): ${message}`;
   }
   if (syscall === 'connect' || syscall === 'getaddrinfo') {
