@@ -279,30 +279,6 @@ describe('orders through the gateway', () => {
         const early = await tenant.as([...placement], 'POST', `/orders/${open}/${callback}`, body);
         expect([early.status, early.json.code]).toEqual([400, 'request.invalid']);
       }
-      // Also a body that is no JSON at all, or holds what the database cannot store.
-      const token = await (await tenant.client([...placement])).token();
-      const raw = (path: string, body: string | Buffer) =>
-        fetch(`${platform.baseUrl}${path}`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'x-api-version': '0',
-            'content-type': 'application/json',
-          },
-          body,
-        }).then(async (response) => [response.status, ((await response.json()) as Order).code]);
-      for (const [body, code] of [
-        ['{bad', 'request.malformed_json'],
-        ['', 'request.malformed_json'],
-        [Buffer.from([0x7b, 0xff, 0x7d]), 'request.malformed_json'],
-        ['{"orderName":"A\\u0000"}', 'request.invalid'],
-      ] as const) {
-        expect(await raw(`/orders/${orderId}/pos/placed`, body)).toEqual([
-          405,
-          'order.already_finalized',
-        ]);
-        expect(await raw(`/orders/${open}/pos/failed`, body)).toEqual([400, code]);
-      }
       expect((await order(open)).status).toBe('ready');
     });
 

@@ -1,7 +1,4 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
-import { keepRawJsonBody } from '@comanda/http';
+import { Module } from '@nestjs/common';
 import { loadConfig, RUNTIME_ENV, type RuntimeEnv } from '@comanda/runtime';
 import { ConfirmationEmailConsumer } from './consumers/confirmation-email.consumer';
 import { OrderChargesConsumer } from './consumers/order-charges.consumer';
@@ -9,7 +6,7 @@ import { PaymentEventsConsumer } from './consumers/payment-events.consumer';
 import { BasketsController } from './http/baskets.controller';
 import { CatalogueController } from './http/catalogue.controller';
 import { OrdersController } from './http/orders.controller';
-import { PlacementController, POS_REPORT_PATH } from './http/placement.controller';
+import { PlacementController } from './http/placement.controller';
 import { MailTransport, SmtpMailTransport, StoredOnlyMailTransport } from './mail/mail-transport';
 import { OrdersConfig } from './orders.config';
 import { BasketRepository } from './persistence/basket.repository';
@@ -99,13 +96,4 @@ import { ReportPlaced } from './usecases/report-placed/report-placed.usecase';
     PlacementTimeoutHandler,
   ],
 })
-export class OrdersModule implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
-
-  /** A POS report's body is parsed by its route, after the order is known (spec rule 2). */
-  onModuleInit(): void {
-    keepRawJsonBody(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), (path) =>
-      POS_REPORT_PATH.test(path),
-    );
-  }
-}
+export class OrdersModule {}

@@ -1,13 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards, type Type } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import {
-  createValidationPipe,
-  parseGuardedJson,
-  RequestValidationError,
-  StorableInputGuard,
-  unstorableText,
-  utf8Body,
-} from '@comanda/http';
+import { createValidationPipe, StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { CallbackOutcome } from '../usecases/callback-outcome';
@@ -22,13 +15,6 @@ import {
   PlacedReportDto,
   StartSessionDto,
 } from './placement.dto';
-
-/**
- * The two POS reports: their JSON body reaches the route as bytes (OrdersModule), so that a
- * body that is not JSON at all is also answered 405 on a finalized order, as the spec's rule
- * 2 says, and 400 otherwise.
- */
-export const POS_REPORT_PATH = /^\/orders\/[^/]+\/pos\/(?:placed|failed)$/;
 
 /** A refused callback is committed to the timeline first, then answered as its error. */
 function answer(outcome: CallbackOutcome): CallbackAnswerView {
@@ -52,10 +38,9 @@ export class PlacementController {
   private readonly validation = createValidationPipe();
 
   /**
-   * The report, parsed and validated as the kit and the global pipe would. A finalized order
-   * answers 405 to any report (the spec's rule has no condition), so a report that is not
-   * JSON or fails validation is first checked against the order: 405 when it is finalized,
-   * else the 400.
+   * The report, validated as the global pipe would. A finalized order answers 405 to any
+   * report (the spec's rule has no condition), so a report that fails validation is first
+   * checked against the order: 405 when it is finalized, else the 400.
    */
   private async report<T>(
     principal: Principal,
@@ -65,11 +50,7 @@ export class PlacementController {
     body: unknown,
   ): Promise<T> {
     try {
-      const parsed = Buffer.isBuffer(body) ? parseGuardedJson(utf8Body(body, 'json')) : body;
-      // What StorableInputGuard checks of a parsed body (it saw bytes here).
-      const unstorable = unstorableText(parsed);
-      if (unstorable.length > 0) throw new RequestValidationError(unstorable);
-      return (await this.validation.transform(parsed, { type: 'body', metatype: type })) as T;
+      return (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
     } catch (invalid) {
       const opened = await this.unitOfWork.run((tx) =>
         this.openCallback.execute(tx, principal.tenantId, orderId, { callback }),
