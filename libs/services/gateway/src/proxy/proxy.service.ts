@@ -31,7 +31,6 @@ const STOPPING_MARGIN_MS = 1000;
 export class ProxyService implements BeforeApplicationShutdown {
   /** Requests sent upstream whose answer has not begun. */
   private readonly waiting = new Set<AbortController>();
-  private stopping: NodeJS.Timeout | undefined;
 
   constructor(private readonly runtime: RuntimeConfig) {}
 
@@ -40,8 +39,8 @@ export class ProxyService implements BeforeApplicationShutdown {
       for (const aborter of this.waiting) aborter.abort(new GatewayStopping());
     };
     const delay = this.runtime.SHUTDOWN_TIMEOUT_MS - STOPPING_MARGIN_MS;
-    this.stopping = setTimeout(giveUp, Math.max(0, delay));
-    this.stopping.unref();
+    // Unref'd: a stop that finishes sooner does not wait for it.
+    setTimeout(giveUp, Math.max(0, delay)).unref();
   }
 
   async forward(
