@@ -62,7 +62,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const baseEnv = await withStandaloneKeyMaterial(config.COMANDA_DATA_DIR, runtimeEnv);
   const services = options.services ?? PLATFORM_SERVICES;
   // Every service's own settings, before PostgreSQL or the broker: one line for a bad value.
-  for (const definition of services) checkServiceSettings(definition, baseEnv);
+  const sandboxToo = options.env.COMANDA_PARTNER_SANDBOX === '1' ? [partnerSandboxService] : [];
+  for (const definition of [...services, ...sandboxToo]) checkServiceSettings(definition, baseEnv);
 
   const embedded: EmbeddedPostgres | undefined = config.DATABASE_URL
     ? undefined

@@ -73,7 +73,6 @@ async function startInScope(
   // readiness must not follow the broker's (a broker outage would take the API down).
   const options: StartOptions = definition.database ? given : { ...given, bus: undefined };
   const config = loadConfig(RuntimeConfig, options.env);
-  checkServiceSettings(definition, options.env);
   const { database } = definition;
   const topology = options.topology ?? CONSUMER_TOPOLOGY;
   if (database && (!options.databaseUrl || !options.bus)) {
@@ -311,6 +310,8 @@ function pascal(name: string): string {
 /**
  * Loads each of the service's own settings classes once, for their check alone (the module
  * loads them again): a bad value throws the ConfigError that names it before anything opens.
+ * The entry points call it first (runServiceMain before the broker, startPlatform before
+ * PostgreSQL); startService itself does not check again.
  */
 export function checkServiceSettings(definition: ServiceDefinition, env: RuntimeEnv): void {
   for (const type of definition.configs ?? []) loadConfig(type, env);

@@ -17,34 +17,40 @@ interface LogLine {
   msg: string;
 }
 
-/** Runs one service's own entry as a supervisor would; resolves with its exit code and output. */
-function runService(
+/** One service's own entry, started as a supervisor would, its output collected. */
+function spawnService(name: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${name}/src/main.ts`], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output: () => output, exited };
+}
+
+/** Runs a service that is expected to stop; resolves with its exit code and output. */
+async function runService(
   name: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    let output = '';
-    const child = spawn(
-      process.execPath,
-      ['-r', './tools/register.js', `apps/${name}/src/main.ts`],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
+  const service = spawnService(name, env);
+  const code = await service.exited;
+  return { code, output: service.output() };
 }
 
-function errors(output: string): LogLine[] {
+/** The JSON lines of `output`. */
+function logLines(output: string): LogLine[] {
   return output
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine)
-    .filter((line) => line.level >= 50);
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+function errors(output: string): LogLine[] {
+  return logLines(output).filter((line) => line.level >= 50);
 }
 
 /**
@@ -192,11 +198,7 @@ describe('a service run alone, at start', () => {
 
 /** The JSON lines of `output` at `level`. */
 function lines(output: string, level: number): LogLine[] {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine)
-    .filter((line) => line.level === level);
+  return logLines(output).filter((line) => line.level === level);
 }
 
 /** Starts one service's own entry and waits until it listens; `stop` sends SIGTERM. */
@@ -204,24 +206,16 @@ async function startListening(
   name: string,
   env: Record<string, string>,
 ): Promise<{ output(): string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${name}/src/main.ts`], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const { child, output, exited } = spawnService(name, env);
   const stop = async () => {
     child.kill('SIGTERM');
     await exited;
   };
   try {
-    await waitFor(`${name} listening`, async () => output.includes('listening on port'));
+    await waitFor(`${name} listening`, async () => output().includes('listening on port'));
   } catch (error) {
     await stop();
     throw error;
   }
-  return { output: () => output, stop };
+  return { output, stop };
 }
