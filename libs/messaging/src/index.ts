@@ -65,6 +65,12 @@ export type { DueRetry, RetryRunner } from './retries/deferred-retries';
 export { TimerService } from './timers/timer.service';
 export { TimerPoller } from './timers/timer.poller';
 export { TimerHandlerRegistry } from './timers/timer-handler.registry';
-export { OnTimer } from './timers/on-timer.decorator';
+export { OnTimer, type OnTimerOptions } from './timers/on-timer.decorator';
 export { DuplicateTimerHandlerError, TimerOutsideTransactionError } from './timers/timer.errors';
-export type { FiredTimer, TimerHandler, TimerPayload, TimerSchedule } from './timers/timer.types';
+export type {
+  FiredTimer,
+  PendingTimer,
+  TimerHandler,
+  TimerPayload,
+  TimerSchedule,
+} from './timers/timer.types';

@@ -1,15 +1,15 @@
-import { Global, Module, type INestApplicationContext } from '@nestjs/common';
+import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventTypes } from '@comanda/contracts';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import { DataSource } from 'typeorm';
-import { MESSAGE_BUS } from './bus/message-bus';
 import { InProcessBus } from './in-process/in-process-bus';
 import { Inbox } from './inbox/inbox.service';
 import { MessagingLifecycle } from './messaging.lifecycle';
 import { MessagingModule } from './messaging.module';
 import { OutboxWriter } from './outbox/outbox.writer';
 import {
+  coreModule,
   configUpdated,
   messagingOptions,
   openServiceDatabase,
@@ -36,15 +36,7 @@ describe('MessagingModule.forService', () => {
     });
     dataSource = await openServiceDatabase(db.url);
 
-    @Global()
-    @Module({
-      providers: [
-        { provide: DataSource, useValue: dataSource },
-        { provide: MESSAGE_BUS, useValue: bus },
-      ],
-      exports: [DataSource, MESSAGE_BUS],
-    })
-    class CoreModule {}
+    const CoreModule = coreModule(dataSource, bus);
     @Module({ imports: [CoreModule, MessagingModule.forService(messagingOptions())] })
     class RootModule {}
     app = await NestFactory.createApplicationContext(RootModule, { logger: ['error', 'warn'] });

@@ -68,6 +68,12 @@ export interface TimerTuning {
   retryMaxMs?: number;
   /** Fired and dead timers are kept this long (default 7 days). */
   retentionMs?: number;
+  /**
+   * How long after the poller reaches its database again (after failed rounds, or at its
+   * start) the deadlines marked `graceAfterOutage` that fell due meanwhile wait before they
+   * fire (default 30 s; 0 turns the grace off). docs/adr/0060.
+   */
+  outageGraceMs?: number;
 }
 
 export const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');

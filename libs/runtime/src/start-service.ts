@@ -257,6 +257,7 @@ function rootModule(
         schema: definition.database.schema,
         relayPollMs: config.OUTBOX_POLL_MS,
         timerPollMs: config.TIMER_POLL_MS,
+        timers: { outageGraceMs: config.TIMER_OUTAGE_GRACE_MS },
         deferRelayStart: options.deferRelay,
       }),
     );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, waitFor } from '@comanda/testing';
+import { createTestDatabase, TcpProxy, waitFor } from '@comanda/testing';
 import {
   newPlatformState,
   startTestPlatform,
@@ -26,6 +26,8 @@ describe('placement deadlines across a restart', () => {
       env: {
         PLACEMENT_TIMEOUT_MS: String(DEADLINE_MS),
         PLACEMENT_PICKUP_TIMEOUT_MS: String(DEADLINE_MS),
+        // A deadline already due at the restart waits this long (docs/adr/0060).
+        TIMER_OUTAGE_GRACE_MS: '1000',
       },
     });
     return running;
@@ -146,6 +148,86 @@ describe('placement deadlines across a restart', () => {
       expect(order.failure.code).toBe('placement.timeout');
     } finally {
       await late.close();
+      await database.drop();
+    }
+  });
+
+  it('gives the POS a grace after a database outage: a report refused with 503 across the deadline counts when sent again; a silent order still fails', async () => {
+    await running?.close();
+    running = undefined;
+    const database = await createTestDatabase('e2e_orders_deadline_outage');
+    const target = new URL(database.url);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    const graceMs = 4000;
+    const platform = await startTestPlatform('e2e_orders_deadline_outage', {
+      state: newPlatformState(database),
+      env: {
+        DATABASE_URL: proxy.urlFor(database.url),
+        PLACEMENT_TIMEOUT_MS: '4000',
+        TIMER_OUTAGE_GRACE_MS: String(graceMs),
+      },
+    });
+    try {
+      const tenant = await ordersTenant(platform, `outage-${randomUUID().slice(0, 8)}`);
+      const storeId = await seedStore(tenant);
+      const reported = await placeBasket(tenant, storeId);
+      const silent = await placeBasket(tenant, storeId);
+      const start = (orderId: string) =>
+        tenant.as<Order>(
+          ['orders:placement'],
+          'POST',
+          `/orders/${orderId}/place-order-session/start`,
+          {
+            placeOrderSessionId: randomUUID(),
+          },
+        );
+      const session = await start(reported.orderId);
+      expect(session.status).toBe(200);
+      expect((await start(silent.orderId)).status).toBe(200);
+      const expiresAt = Date.parse(session.json.placement.expiresAt);
+      const report = () =>
+        tenant.as(['orders:placement'], 'POST', `/orders/${reported.orderId}/pos/placed`, {
+          orderName: 'Table 7',
+          datePlaced: new Date().toISOString(),
+          estimatedReadyTime: new Date(Date.now() + 900_000).toISOString(),
+        });
+
+      // The POS reports a second before the deadline, while PostgreSQL is out of reach.
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() - 1000));
+      proxy.goDown();
+      const refused = await report();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 1500));
+      proxy.comeBack();
+
+      // Back after the deadline: the timer poller is up again (TIMER_POLL_MS 200) and would
+      // have failed the order by now; within the grace the POS's retry is taken.
+      const read = async (orderId: string) =>
+        (await tenant.as<Order>(['orders:read'], 'GET', `/orders/${orderId}`)).json;
+      await waitFor('the database to answer again', async () => (await read(silent.orderId)).id);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await read(reported.orderId)).status).toBe('placing');
+      const retried = await report();
+      expect(retried.status).toBe(200);
+      expect((await read(reported.orderId)).status).toBe('placed');
+
+      // The grace only waits for a report: an order no POS reported fails when it is over.
+      const failed = await waitFor(
+        'the silent order to fail after the grace',
+        async () => {
+          const order = await read(silent.orderId);
+          return order.status === 'failed' ? order : undefined;
+        },
+        { timeoutMs: graceMs + 10_000 },
+      );
+      expect(failed.failure.code).toBe('placement.timeout');
+      expect(Date.parse(failed.failure.at)).toBeGreaterThan(expiresAt + 1500);
+      expect((await read(reported.orderId)).status).toBe('placed');
+    } finally {
+      proxy.comeBack();
+      await platform.close();
+      await proxy.stop();
       await database.drop();
     }
   });

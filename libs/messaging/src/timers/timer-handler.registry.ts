@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { ON_TIMER_METADATA } from './on-timer.decorator';
+import { ON_TIMER_METADATA, type OnTimerMetadata, type OnTimerOptions } from './on-timer.decorator';
 import { DuplicateTimerHandlerError } from './timer.errors';
 import type { TimerHandler } from './timer.types';
 
@@ -12,6 +12,8 @@ import type { TimerHandler } from './timer.types';
 export class TimerHandlerRegistry {
   private readonly discovered = new Map<string, TimerHandler>();
   private readonly registered = new Map<string, TimerHandler>();
+  /** Names of the deadlines that get a grace after an outage (`graceAfterOutage`). */
+  private readonly graced = new Set<string>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -21,6 +23,7 @@ export class TimerHandlerRegistry {
 
   /** Finds the `@OnTimer` methods again; handlers registered in code are kept. */
   discover(): void {
+    for (const name of this.discovered.keys()) this.graced.delete(name);
     this.discovered.clear();
     for (const wrapper of this.discovery.getProviders()) {
       const instance: unknown = wrapper.instance;
@@ -30,17 +33,20 @@ export class TimerHandlerRegistry {
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const target = (instance as Record<string, unknown>)[method];
         if (typeof target !== 'function') continue;
-        const name = this.reflector.get<string | undefined>(ON_TIMER_METADATA, target);
-        if (name === undefined) continue;
+        const marked = this.reflector.get<OnTimerMetadata | undefined>(ON_TIMER_METADATA, target);
+        if (marked === undefined) continue;
+        const { name, ...options } = marked;
         if (this.get(name)) throw new DuplicateTimerHandlerError(name);
         this.discovered.set(name, (target as TimerHandler).bind(instance));
+        this.noteOptions(name, options);
       }
     }
   }
 
-  register(name: string, handler: TimerHandler): void {
+  register(name: string, handler: TimerHandler, options: OnTimerOptions = {}): void {
     if (this.get(name)) throw new DuplicateTimerHandlerError(name);
     this.registered.set(name, handler);
+    this.noteOptions(name, options);
   }
 
   get(name: string): TimerHandler | undefined {
@@ -49,5 +55,14 @@ export class TimerHandlerRegistry {
 
   names(): string[] {
     return [...this.discovered.keys(), ...this.registered.keys()];
+  }
+
+  /** The timers that are deadlines for reports from outside (`graceAfterOutage`). */
+  gracedNames(): string[] {
+    return [...this.graced];
+  }
+
+  private noteOptions(name: string, options: OnTimerOptions): void {
+    if (options.graceAfterOutage) this.graced.add(name);
   }
 }

@@ -25,6 +25,15 @@ interface ClaimedTimer {
   attempts: number;
 }
 
+/**
+ * The deadlines to hold back before the next claim (docs/adr/0060): those due at or after
+ * `from` and before `before` (null: no bound), in ms since the epoch.
+ */
+interface OwedGrace {
+  from: number | null;
+  before: number | null;
+}
+
 interface FiringTimer {
   fire_at: Date;
   payload: TimerPayload;
@@ -49,8 +58,12 @@ export class TimerPoller {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly retentionMs: number;
+  private readonly outageGraceMs: number;
   private readonly loop: PollingLoop;
   private nextCleanupAt = 0;
+  /** When the last round that worked started; undefined until one has. */
+  private lastGoodRoundAt: number | undefined;
+  private owedGrace: OwedGrace | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -69,6 +82,7 @@ export class TimerPoller {
     this.retryBaseMs = timers.retryBaseMs ?? 1_000;
     this.retryMaxMs = timers.retryMaxMs ?? 300_000;
     this.retentionMs = timers.retentionMs ?? 7 * 24 * 3_600_000;
+    this.outageGraceMs = timers.outageGraceMs ?? 30_000;
     const report = loggedLoopFailures(this.logger, `timer poller of "${options.schema}"`);
     this.loop = new PollingLoop(
       this.pollMs,
@@ -79,6 +93,9 @@ export class TimerPoller {
   }
 
   start(): void {
+    // Deadlines already due were due while no poller of this process ran: the service was
+    // down, and a report sent meanwhile was refused.
+    if (!this.loop.isRunning) this.oweGrace({ from: null, before: Date.now() });
     this.loop.start();
   }
 
@@ -155,9 +172,69 @@ export class TimerPoller {
 
   /** One round of the loop; a full batch means more timers may be due already. */
   private async round(): Promise<boolean> {
-    const claimed = await this.pollOnce();
-    const moreToClean = await this.cleanupIfDue();
-    return claimed >= this.batchSize || moreToClean;
+    const startedAt = Date.now();
+    try {
+      await this.holdBackOwedDeadlines();
+      const claimed = await this.pollOnce();
+      const moreToClean = await this.cleanupIfDue();
+      this.lastGoodRoundAt = startedAt;
+      return claimed >= this.batchSize || moreToClean;
+    } catch (error) {
+      // The database could not be reached (or answered an error): whatever fell due since
+      // the last round that worked fell due while requests were refused too. One poll
+      // interval earlier, for clocks that differ a little between here and the database.
+      const since = this.lastGoodRoundAt === undefined ? null : this.lastGoodRoundAt - this.pollMs;
+      this.oweGrace({ from: since, before: null });
+      throw error;
+    }
+  }
+
+  private oweGrace(window: OwedGrace): void {
+    const owed = this.owedGrace;
+    if (!owed) {
+      this.owedGrace = window;
+      return;
+    }
+    const lower = (a: number | null, b: number | null) =>
+      a === null || b === null ? null : Math.min(a, b);
+    const upper = (a: number | null, b: number | null) =>
+      a === null || b === null ? null : Math.max(a, b);
+    this.owedGrace = {
+      from: lower(owed.from, window.from),
+      before: upper(owed.before, window.before),
+    };
+  }
+
+  /**
+   * Before the first claim after a start or an outage: the deadlines for reports from outside
+   * (`graceAfterOutage`) that fell due meanwhile, or fall due within the grace, are moved to
+   * the grace's end, so a POS or partner whose report was refused can send it again first.
+   */
+  private async holdBackOwedDeadlines(): Promise<void> {
+    const owed = this.owedGrace;
+    if (!owed) return;
+    const names = this.registry.gracedNames();
+    if (this.outageGraceMs > 0 && names.length > 0) {
+      const [held]: [Array<{ name: string; next_attempt_at: Date }>, number] =
+        await this.dataSource.query(
+          `UPDATE ${this.table}
+           SET next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
+           WHERE fired_at IS NULL AND dead_at IS NULL AND name = ANY($1::text[])
+             AND next_attempt_at < now() + $2 * interval '1 millisecond'
+             AND ($3::timestamptz IS NULL OR fire_at >= $3)
+             AND ($4::timestamptz IS NULL OR fire_at < $4)
+             AND (locked_until IS NULL OR locked_until < now())
+           RETURNING name, next_attempt_at`,
+          [
+            names,
+            this.outageGraceMs,
+            owed.from === null ? null : new Date(owed.from),
+            owed.before === null ? null : new Date(owed.before),
+          ],
+        );
+      if (held.length > 0) this.logger.warn(heldBackLine(held, this.outageGraceMs));
+    }
+    this.owedGrace = undefined;
   }
 
   private async fire({ name, key }: ClaimedTimer): Promise<void> {
@@ -266,4 +343,20 @@ export class TimerPoller {
     if (!more) this.nextCleanupAt = Date.now() + 60_000;
     return more;
   }
+}
+
+/** `held back 3 deadline(s) (placement-timeout ×2, payment-operation-timeout ×1) …` */
+function heldBackLine(
+  held: Array<{ name: string; next_attempt_at: Date }>,
+  graceMs: number,
+): string {
+  const counts = new Map<string, number>();
+  for (const timer of held) counts.set(timer.name, (counts.get(timer.name) ?? 0) + 1);
+  const names = [...counts].map(([name, count]) => `${name} ×${count}`).join(', ');
+  return (
+    `held back ${held.length} deadline(s) (${names}) that fell due while this service was down ` +
+    `or could not reach its database: they fire at ${held[0].next_attempt_at.toISOString()} ` +
+    `at the earliest (${graceMs} ms of grace, TIMER_OUTAGE_GRACE_MS), so a report refused meanwhile ` +
+    `can be sent again`
+  );
 }

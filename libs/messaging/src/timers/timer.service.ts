@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { TimerOutsideTransactionError } from './timer.errors';
-import type { TimerPayload, TimerSchedule } from './timer.types';
+import type { PendingTimer, TimerPayload, TimerSchedule } from './timer.types';
 
 /** Durable timers of the service, written in the caller's transaction. */
 @Injectable()
@@ -44,16 +44,44 @@ export class TimerService {
     );
   }
 
-  /** Cancels the timer if it has not fired yet; true when there was one to cancel. */
-  async cancel(manager: EntityManager, name: string, key: string): Promise<boolean> {
+  /** Cancels the timer if it has not fired yet; answers the timer cancelled, if there was one. */
+  async cancel(
+    manager: EntityManager,
+    name: string,
+    key: string,
+  ): Promise<PendingTimer | undefined> {
     if (!manager.queryRunner?.isTransactionActive) throw new TimerOutsideTransactionError(name);
     // A handler running right now holds the row lock: cancel waits, then finds it fired.
-    const deleted: [unknown[], number] = await manager.query(
-      `DELETE FROM ${this.table} WHERE name = $1 AND key = $2 AND fired_at IS NULL AND dead_at IS NULL`,
+    const [rows]: [PendingRow[], number] = await manager.query(
+      `DELETE FROM ${this.table} WHERE name = $1 AND key = $2 AND fired_at IS NULL AND dead_at IS NULL
+       RETURNING fire_at, next_attempt_at`,
       [name, key],
     );
-    return deleted[1] > 0;
+    return pendingTimer(rows[0]);
   }
+
+  /** The timer if it has not fired (nor died) yet; a plain read that waits on no lock. */
+  async pending(
+    manager: EntityManager,
+    name: string,
+    key: string,
+  ): Promise<PendingTimer | undefined> {
+    const rows: PendingRow[] = await manager.query(
+      `SELECT fire_at, next_attempt_at FROM ${this.table}
+       WHERE name = $1 AND key = $2 AND fired_at IS NULL AND dead_at IS NULL`,
+      [name, key],
+    );
+    return pendingTimer(rows[0]);
+  }
+}
+
+interface PendingRow {
+  fire_at: Date;
+  next_attempt_at: Date;
+}
+
+function pendingTimer(row: PendingRow | undefined): PendingTimer | undefined {
+  return row && { fireAt: row.fire_at, nextAttemptAt: row.next_attempt_at };
 }
 
 function checkedDelay(delayMs: number): number {

@@ -17,6 +17,17 @@ interface TimerScheduleBase<P extends TimerPayload> {
 export type TimerSchedule<P extends TimerPayload = TimerPayload> = TimerScheduleBase<P> &
   ({ delayMs: number; fireAt?: never } | { fireAt: Date; delayMs?: never });
 
+/** A timer that has not fired yet, as its service sees it. */
+export interface PendingTimer {
+  /** The deadline it was scheduled for. */
+  fireAt: Date;
+  /**
+   * When it will be tried: its deadline, or later when it was held back for a grace after an
+   * outage (docs/adr/0060) or after a failed attempt.
+   */
+  nextAttemptAt: Date;
+}
+
 /** The timer as its handler sees it. */
 export interface FiredTimer<P extends TimerPayload = TimerPayload> {
   name: string;

@@ -91,6 +91,15 @@ export class RuntimeConfig {
   @Min(10)
   TIMER_POLL_MS: number = 1000;
 
+  /**
+   * Deadlines for a report from outside (placement, payment operations) that fall due while
+   * the service is down or cannot reach its database fire this long after it is back at the
+   * earliest, so a report refused meanwhile can be sent again (docs/adr/0060). 0: no grace.
+   */
+  @IsInt()
+  @Min(0)
+  TIMER_OUTAGE_GRACE_MS: number = 30000;
+
   /** How long a graceful shutdown may take before the process exits anyway. */
   @IsInt()
   @Min(100)

@@ -11,7 +11,7 @@
  * WORKER_TIMER_MAX_ATTEMPTS, WORKER_RETRY_DELAYS_MS (comma-separated), WORKER_LIFE.
  */
 import 'reflect-metadata';
-import { Controller, Global, Injectable, Module } from '@nestjs/common';
+import { Controller, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, Payload, type MicroserviceOptions } from '@nestjs/microservices';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
@@ -20,7 +20,6 @@ import { InProcessBus } from '../../in-process/in-process-bus';
 import { MessagingLifecycle } from '../../messaging.lifecycle';
 import { DeferredRetries } from '../../retries/deferred-retries';
 import {
-  MESSAGE_BUS,
   type MessageBus,
   type MessageHeaders,
   type QueueDeclaration,
@@ -35,6 +34,7 @@ import { BusExceptionFilter } from '../../nest/bus-exception.filter';
 import { BusServer, type InboxRunner, type RetrySink } from '../../nest/bus-server';
 import { OnEvent } from '../../nest/on-event.decorator';
 import {
+  coreModule,
   messagingOptions,
   openServiceDatabase,
   SCHEMA,
@@ -196,15 +196,7 @@ async function main(): Promise<void> {
     deferRelayStart: inProcess,
   });
 
-  @Global()
-  @Module({
-    providers: [
-      { provide: DataSource, useValue: dataSource },
-      { provide: MESSAGE_BUS, useValue: bus },
-    ],
-    exports: [DataSource, MESSAGE_BUS],
-  })
-  class CoreModule {}
+  const CoreModule = coreModule(dataSource, bus);
 
   @Module({
     imports: [CoreModule, MessagingModule.forService(options)],

@@ -1,12 +1,14 @@
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { openDatabase } from '@comanda/persistence';
 import { createTestBroker } from '@comanda/testing';
-import type { DataSource, EntityManager, MigrationInterface, QueryRunner } from 'typeorm';
-import type {
-  MessageBus,
-  MessageHeaders,
-  Subscription,
-  SubscriptionHandle,
+import { Global, Module, type Type } from '@nestjs/common';
+import { DataSource, type EntityManager, type MigrationInterface, type QueryRunner } from 'typeorm';
+import {
+  MESSAGE_BUS,
+  type MessageBus,
+  type MessageHeaders,
+  type Subscription,
+  type SubscriptionHandle,
 } from '../../bus/message-bus';
 import { InProcessBus } from '../../in-process/in-process-bus';
 import type { MessagingOptions } from '../../messaging.options';
@@ -43,6 +45,20 @@ export function openServiceDatabase(
     poolSize,
     statementDeadlineMs,
   });
+}
+
+/** What the runtime gives a service's modules, global: its data source and its bus. */
+export function coreModule(dataSource: DataSource, bus: MessageBus): Type {
+  @Global()
+  @Module({
+    providers: [
+      { provide: DataSource, useValue: dataSource },
+      { provide: MESSAGE_BUS, useValue: bus },
+    ],
+    exports: [DataSource, MESSAGE_BUS],
+  })
+  class CoreModule {}
+  return CoreModule;
 }
 
 export function messagingOptions(overrides: Partial<MessagingOptions> = {}): MessagingOptions {

@@ -53,7 +53,7 @@ export class PlacementController {
       return (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
     } catch (invalid) {
       const opened = await this.unitOfWork.run((tx) =>
-        this.openCallback.execute(tx, principal.tenantId, orderId, { callback }),
+        this.openCallback.withDeadlinesArmed(tx, principal.tenantId, orderId, { callback }),
       );
       if (opened.refused) throw opened.refused.error;
       throw invalid;

@@ -12,12 +12,14 @@ import {
 export class PlacementTimeoutHandler {
   constructor(private readonly expirePlacement: ExpirePlacement) {}
 
-  @OnTimer(PLACEMENT_TIMEOUT_TIMER)
+  // Both wait for a POS's call (a session start, a report): after an outage they give the
+  // POS a grace to send again what was refused meanwhile (docs/adr/0060).
+  @OnTimer(PLACEMENT_TIMEOUT_TIMER, { graceAfterOutage: true })
   placementTimedOut(payload: PlacementTimerPayload, tx: Tx, _timer: FiredTimer): Promise<void> {
     return this.expirePlacement.execute(tx, { ...payload, trigger: 'placement_timeout' });
   }
 
-  @OnTimer(PICKUP_TIMEOUT_TIMER)
+  @OnTimer(PICKUP_TIMEOUT_TIMER, { graceAfterOutage: true })
   notPickedUp(payload: PlacementTimerPayload, tx: Tx, _timer: FiredTimer): Promise<void> {
     return this.expirePlacement.execute(tx, { ...payload, trigger: 'pickup_timeout' });
   }

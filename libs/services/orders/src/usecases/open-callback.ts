@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { PendingTimer } from '@comanda/messaging';
 import { databaseNow, type Tx } from '@comanda/persistence';
 import { isFinalized, recordRepeated } from '../domain/order';
 import { OrderAlreadyFinalizedError } from '../domain/order.errors';
 import type { OrderEntity } from '../persistence/order.entity';
 import { OrderRepository } from '../persistence/order.repository';
 import type { CallbackOutcome } from './callback-outcome';
+import { PlacementTimers } from './placement-timers';
 import {
   ExpirePlacement,
   placementDeadlinePassed,
@@ -19,7 +21,7 @@ export type OpenedCallback =
 /**
  * How every POS callback starts, under the order's row lock: a placement deadline that has
  * passed fails the order first (it holds to the instant, not to when the timer poller gets
- * to it), and a finalized order refuses the callback, whatever its body (the spec's 405 has
+ * to it, unless it is held back for a grace after an outage, docs/adr/0060), and a finalized order refuses the callback, whatever its body (the spec's 405 has
  * no condition), with the refusal counted on its timeline.
  */
 @Injectable()
@@ -27,7 +29,19 @@ export class OpenCallback {
   constructor(
     private readonly orders: OrderRepository,
     private readonly expirePlacement: ExpirePlacement,
+    private readonly timers: PlacementTimers,
   ) {}
+
+  /** The same for a call that leaves the deadlines armed (a report refused as invalid). */
+  async withDeadlinesArmed(
+    tx: Tx,
+    tenantId: string,
+    orderId: string,
+    refusal: { callback: PosCallback } & Record<string, unknown>,
+  ): Promise<OpenedCallback> {
+    const placementTimer = await this.timers.pendingPlacement(tx, orderId);
+    return this.execute(tx, tenantId, orderId, refusal, placementTimer);
+  }
 
   async execute(
     tx: Tx,
@@ -35,10 +49,12 @@ export class OpenCallback {
     orderId: string,
     /** What the timeline keeps of a refused call: its name and a summary, never the body. */
     refusal: { callback: PosCallback } & Record<string, unknown>,
+    /** The placement deadline's timer as `PlacementTimers.disarm` found it. */
+    placementTimer: PendingTimer | undefined,
   ): Promise<OpenedCallback> {
     const order = await this.orders.get(tx, tenantId, orderId, true);
     const now = await databaseNow(tx);
-    if (placementDeadlinePassed(order, now)) {
+    if (placementDeadlinePassed(order, now, placementTimer)) {
       await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
     }
     if (!isFinalized(order.status)) return { order, now };

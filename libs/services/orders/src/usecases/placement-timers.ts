@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TimerService } from '@comanda/messaging';
+import { TimerService, type PendingTimer } from '@comanda/messaging';
 import type { Tx } from '@comanda/persistence';
 import { OrdersConfig } from '../orders.config';
 
@@ -54,9 +54,16 @@ export class PlacementTimers {
   /**
    * The order is about to be finalized: its deadlines have nothing left to do. Called before
    * the order is locked; one firing right now is waited for, and then finds it finalized.
+   * Answers the placement deadline's timer as it was, if it had not fired (its grace after
+   * an outage, docs/adr/0060, decides whether the deadline has passed).
    */
-  async disarm(tx: Tx, orderId: string): Promise<void> {
+  async disarm(tx: Tx, orderId: string): Promise<PendingTimer | undefined> {
     await this.timers.cancel(tx, PICKUP_TIMEOUT_TIMER, orderId);
-    await this.timers.cancel(tx, PLACEMENT_TIMEOUT_TIMER, orderId);
+    return this.timers.cancel(tx, PLACEMENT_TIMEOUT_TIMER, orderId);
+  }
+
+  /** The placement deadline's timer, if it has not fired: a plain read, no lock taken. */
+  pendingPlacement(tx: Tx, orderId: string): Promise<PendingTimer | undefined> {
+    return this.timers.pending(tx, PLACEMENT_TIMEOUT_TIMER, orderId);
   }
 }

@@ -9,7 +9,9 @@ import { PaymentTimers, type OperationTimerPayload, type PaymentTimerPayload } f
 export class PaymentDeadlinesHandler {
   constructor(private readonly apply: ApplyPaymentTrigger) {}
 
-  @OnTimer(PaymentTimers.OperationTimeout)
+  // Waits for the partner's event: after an outage the partner gets a grace to deliver again
+  // an event refused meanwhile (docs/adr/0060). The reservation's end is the partner's, not ours.
+  @OnTimer(PaymentTimers.OperationTimeout, { graceAfterOutage: true })
   async operationTimedOut(payload: OperationTimerPayload, tx: Tx): Promise<void> {
     await this.apply.execute(tx, payload.paymentId, {
       kind: 'operation_deadline',

@@ -24,7 +24,8 @@ export type StartOutcome = { order: OrderEntity; refused?: undefined } | { refus
  * Starts (or resumes) the placement session and answers the full order. The first start
  * arms the placement deadline; a repeat, with the same or another session id, never moves it.
  * A repeat after the deadline fails the order first, as a callback does (the deadline holds
- * to the instant, not to when the timer poller gets to it), and is refused: an adapter told
+ * to the instant, not to when the timer poller gets to it, unless it is held back for a grace
+ * after an outage, docs/adr/0060), and is refused: an adapter told
  * the session is still open would send to the POS an order that can only fail.
  */
 @Injectable()
@@ -40,7 +41,10 @@ export class StartSession {
     await this.timers.releasePickup(tx, command.orderId);
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
-    if (placementDeadlinePassed(order, now)) {
+    if (
+      placementDeadlinePassed(order, now) &&
+      placementDeadlinePassed(order, now, await this.timers.pendingPlacement(tx, order.id))
+    ) {
       await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
       return { refused: new OrderNotReadyError(order.id, order.status) };
     }

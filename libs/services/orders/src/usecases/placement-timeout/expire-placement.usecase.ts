@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { PendingTimer } from '@comanda/messaging';
 import { databaseNow, type Tx } from '@comanda/persistence';
 import { move, nextStatus, type OrderTrigger } from '../../domain/order';
 import type { OrderEntity } from '../../persistence/order.entity';
@@ -64,12 +65,19 @@ export class ExpirePlacement {
   }
 }
 
-/** The placement session's deadline has passed and the order still waits for its report. */
-export function placementDeadlinePassed(order: OrderEntity, now: Date): boolean {
+/**
+ * The placement session's deadline has passed and the order still waits for its report. A
+ * deadline whose `timer` is held back for a grace after an outage (docs/adr/0060: the POS's
+ * report may have been refused while the service could not reach its database) has not
+ * passed until that grace is over.
+ */
+export function placementDeadlinePassed(
+  order: OrderEntity,
+  now: Date,
+  timer?: PendingTimer,
+): boolean {
   const expiresAt = order.placement?.expiresAt;
-  return (
-    order.status === 'placing' &&
-    typeof expiresAt === 'string' &&
-    Date.parse(expiresAt) <= now.getTime()
-  );
+  if (order.status !== 'placing' || typeof expiresAt !== 'string') return false;
+  const due = Math.max(Date.parse(expiresAt), timer?.nextAttemptAt.getTime() ?? 0);
+  return due <= now.getTime();
 }

@@ -26,11 +26,17 @@ export class ReportFailed {
   ) {}
 
   async execute(tx: Tx, command: ReportFailedCommand): Promise<CallbackOutcome> {
-    await this.timers.disarm(tx, command.orderId);
-    const opened = await this.openCallback.execute(tx, command.tenantId, command.orderId, {
-      callback: 'pos/failed',
-      code: command.code,
-    });
+    const placementTimer = await this.timers.disarm(tx, command.orderId);
+    const opened = await this.openCallback.execute(
+      tx,
+      command.tenantId,
+      command.orderId,
+      {
+        callback: 'pos/failed',
+        code: command.code,
+      },
+      placementTimer,
+    );
     if (opened.refused) return opened.refused;
     const { order, now } = opened;
     move(order, 'pos_failed', now, { code: command.code });

@@ -31,11 +31,17 @@ export class ReportPlaced {
   ) {}
 
   async execute(tx: Tx, command: ReportPlacedCommand): Promise<CallbackOutcome> {
-    await this.timers.disarm(tx, command.orderId);
-    const opened = await this.openCallback.execute(tx, command.tenantId, command.orderId, {
-      callback: 'pos/placed',
-      orderName: command.report.orderName,
-    });
+    const placementTimer = await this.timers.disarm(tx, command.orderId);
+    const opened = await this.openCallback.execute(
+      tx,
+      command.tenantId,
+      command.orderId,
+      {
+        callback: 'pos/placed',
+        orderName: command.report.orderName,
+      },
+      placementTimer,
+    );
     if (opened.refused) return opened.refused;
     const { order, now } = opened;
     move(order, 'pos_placed', now, { orderName: command.report.orderName });
