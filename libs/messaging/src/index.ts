@@ -11,6 +11,7 @@ export type {
 } from './bus/message-bus';
 export type { BusLogger } from './bus/bus-logger';
 export {
+  BrokerRefusedError,
   BusClosedError,
   InvalidSubscriptionError,
   MessagingError,

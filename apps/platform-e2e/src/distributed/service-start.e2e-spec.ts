@@ -159,6 +159,36 @@ describe('a service run alone, at start', () => {
     }
   }, 60_000);
 
+  it.each([
+    ['a wrong password', (url: URL) => (url.password = 'not-the-password'), 'login refused'],
+    [
+      'a virtual host that does not exist',
+      (url: URL) => (url.pathname = '/nowhere'),
+      'virtual host refused',
+    ],
+  ])(
+    'exits at once, in one line, when RabbitMQ refuses it for good (%s)',
+    async (_case, spoil, reason) => {
+      const url = new URL(broker.url);
+      spoil(url);
+      const { code, output } = await runService('orders', {
+        ...base,
+        AMQP_URL: url.toString(),
+        PORT: String(await freePort()),
+      });
+      expect(code).toBe(1);
+      expect(output).not.toContain('not-the-password');
+      const last = errors(output).at(-1);
+      expect(last?.service).toBe('orders');
+      expect(last?.msg).toMatch(
+        new RegExp(
+          `^RabbitMQ at .* refused the connection \\(${reason}.*\\): check the user, password and virtual host of AMQP_URL$`,
+        ),
+      );
+    },
+    60_000,
+  );
+
   it('the gateway with service URLs unset says so once, and starts without a broker', async () => {
     const port = await freePort();
     const gateway = await startListening('gateway', {

@@ -23,6 +23,19 @@ export class BusClosedError extends MessagingError {
   }
 }
 
+/**
+ * The broker refused the login (wrong user or password) or the virtual host: retrying cannot
+ * help, so a start that waits for the broker fails with this instead of waiting for ever.
+ */
+export class BrokerRefusedError extends MessagingError {
+  constructor(where: string, reason: string) {
+    super(
+      'messaging.broker_refused',
+      `RabbitMQ at ${where} refused the connection (${reason}): check the user, password and virtual host of AMQP_URL`,
+    );
+  }
+}
+
 export class InvalidSubscriptionError extends MessagingError {
   constructor(reason: string) {
     super('messaging.invalid_subscription', reason);

@@ -12,7 +12,7 @@ import {
   type Subscription,
   type SubscriptionHandle,
 } from '../bus/message-bus';
-import { BusClosedError, PublishFailedError } from '../bus/messaging.errors';
+import { BrokerRefusedError, BusClosedError, PublishFailedError } from '../bus/messaging.errors';
 import { describeError } from '../bus/retry-schedule';
 import { subscriptionSettings } from '../bus/subscription-settings';
 import { CLOUDEVENTS_CONTENT_TYPE, toAmqpHeaders } from './amqp-headers';
@@ -66,6 +66,8 @@ export class RabbitMqBus implements MessageBus {
   private readonly returned = new Set<string>();
   private closed = false;
   private reportedConnectFailure = false;
+  /** Rejects when the broker refuses the login or the virtual host (never resolves). */
+  private readonly refused: Promise<never>;
 
   constructor(options: RabbitMqBusOptions) {
     this.exchange = options.exchange ?? DEFAULT_EXCHANGE;
@@ -100,7 +102,14 @@ export class RabbitMqBus implements MessageBus {
       if (!this.closed)
         this.logger.warn(`lost the RabbitMQ connection (${err.message}); reconnecting`);
     });
+    let refuse: (error: BrokerRefusedError) => void = () => undefined;
+    this.refused = new Promise<never>((_resolve, reject) => {
+      refuse = reject;
+    });
+    this.refused.catch(() => undefined); // only a start waiting for the broker reads it
     this.connection.on('connectFailed', ({ err }: { err: Error }) => {
+      const refusal = refusalReason(err);
+      if (refusal) refuse(new BrokerRefusedError(where, refusal));
       if (this.reportedConnectFailure || this.closed) return;
       this.reportedConnectFailure = true;
       this.logger.error(`cannot connect to RabbitMQ at ${where} (${err.message}); retrying`);
@@ -176,7 +185,7 @@ export class RabbitMqBus implements MessageBus {
       },
     });
     try {
-      await channel.waitForConnect();
+      await Promise.race([channel.waitForConnect(), this.refused]);
     } finally {
       await channel.close();
     }
@@ -201,7 +210,7 @@ export class RabbitMqBus implements MessageBus {
       onChannelError: (error) => this.recoverFromChannelError(error),
     });
     this.subscriptions.add(consumer);
-    await consumer.ready();
+    await Promise.race([consumer.ready(), this.refused]);
     return {
       cancel: async () => {
         this.subscriptions.delete(consumer);
@@ -250,6 +259,18 @@ export class RabbitMqBus implements MessageBus {
     this.logger.error(`RabbitMQ closed a channel: ${error.message}; reconnecting to recover it`);
     this.connection.reconnect();
   }
+}
+
+/**
+ * Why the broker refused the connection for good, if it did: the login (403 ACCESS_REFUSED)
+ * or the virtual host (closed at `connection.open`: missing, or no access to it).
+ */
+function refusalReason(error: Error): string | undefined {
+  if (/ACCESS[-_]REFUSED/.test(error.message)) return 'login refused, ACCESS_REFUSED';
+  if (/Expected ConnectionOpenOk; got <ConnectionClose/.test(error.message)) {
+    return 'virtual host refused';
+  }
+  return undefined;
 }
 
 function redactUrl(url: string): string {
