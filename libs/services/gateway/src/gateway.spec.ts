@@ -651,6 +651,12 @@ describe.each([
             });
           } else {
             expect(response.status).toBe(200);
+            // Nothing of another process is checked here, and the answer says so.
+            expect(response.json()).toMatchObject({
+              info: {
+                services: { status: 'up', inThisProcess: expect.stringMatching(/^no service/) },
+              },
+            });
           }
         } finally {
           upstreams.orders.setReady(true);
@@ -750,6 +756,10 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
     });
     expect(response.status).toBe(503);
     expect(response.json()).toMatchObject({ code: 'upstream.not_ready' });
+    // Which are down, and which answer: an operator sees the whole picture in one call.
+    expect(response.json().detail).toMatch(
+      /^Not ready: .*\bpayments\b.*\. Ready: .*\bconfig-store\b/,
+    );
   });
 
   it('refuses a request without a token from its headers, before its body is read', async () => {

@@ -6,7 +6,7 @@ import { UpstreamHealth, type UpstreamState } from './upstream-health';
 
 /**
  * `/health/upstreams`: 200 when every configured service is ready, else 503 naming those
- * that are not. Kept apart from the gateway's own `/health/ready`, so that one service down
+ * that are not, and those that are. Kept apart from the gateway's own `/health/ready`, so that one service down
  * does not take the whole public port out of the load balancer.
  */
 @Public()
@@ -18,13 +18,15 @@ export class UpstreamHealthController {
   @Get('upstreams')
   async upstreams(): Promise<{ status: 'ok'; upstreams: Record<string, UpstreamState> }> {
     const upstreams = await this.health.states();
-    const down = Object.keys(upstreams).filter((name) => upstreams[name] === 'down');
+    const names = Object.keys(upstreams);
+    const down = names.filter((name) => upstreams[name] === 'down');
     if (down.length > 0) {
+      const up = names.filter((name) => upstreams[name] === 'up');
       throw new ProblemError({
         status: 503,
         code: 'upstream.not_ready',
         title: 'Upstreams not ready',
-        detail: `Not ready: ${down.join(', ')}.`,
+        detail: `Not ready: ${down.join(', ')}.${up.length > 0 ? ` Ready: ${up.join(', ')}.` : ''}`,
       });
     }
     return { status: 'ok', upstreams };
