@@ -109,6 +109,31 @@ export function compose() {
   );
 }
 
+/**
+ * `env`: the keys of `comanda-secrets` a service reads, each from the Secret; no other reaches
+ * its pods (the gateway reads none).
+ */
+function secretEnv(service) {
+  const needsDatabase = service.database !== false;
+  const needsBus = service.bus ?? needsDatabase;
+  const required = [
+    ...(needsDatabase ? ['DATABASE_URL'] : []),
+    ...(needsBus ? ['AMQP_URL'] : []),
+    ...(service.secrets ?? []),
+  ];
+  const fromSecret = (key, optional) => ({
+    name: key,
+    valueFrom: {
+      secretKeyRef: { name: 'comanda-secrets', key, ...(optional ? { optional: true } : {}) },
+    },
+  });
+  const env = [
+    ...required.map((key) => fromSecret(key, false)),
+    ...(service.optionalSecrets ?? []).map((key) => fromSecret(key, true)),
+  ];
+  return env.length > 0 ? { env } : {};
+}
+
 function labels(name) {
   return { 'app.kubernetes.io/name': name, 'app.kubernetes.io/part-of': 'comanda' };
 }
@@ -186,10 +211,8 @@ export function k8sServices() {
                 image: IMAGE,
                 command: entry(name),
                 ports: [{ name: 'http', containerPort: PORT }],
-                envFrom: [
-                  { configMapRef: { name: 'comanda-config' } },
-                  { secretRef: { name: 'comanda-secrets' } },
-                ],
+                envFrom: [{ configMapRef: { name: 'comanda-config' } }],
+                ...secretEnv(service),
                 startupProbe: {
                   httpGet: { path: '/health/live', port: 'http' },
                   periodSeconds: 2,

@@ -11,11 +11,23 @@
  * - `external: true`: takes traffic from outside the namespace on Kubernetes (the gateway only).
  * - `profile`: compose starts it only with `--profile <name>`; `kubernetes: false`: not deployed there.
  * - `environment`: compose settings of its own; `dependsOn`: compose services it waits for.
+ * - `secrets` / `optionalSecrets`: the keys of the Secret `comanda-secrets` its pods get on
+ *   Kubernetes besides DATABASE_URL and AMQP_URL (given to those that need them); no pod gets
+ *   a key it does not read.
  */
 const SECRETS_KEY = '${COMANDA_SECRETS_KEY:?set COMANDA_SECRETS_KEY (openssl rand -base64 32)}';
 
 export const DEPLOYED_SERVICES = [
-  { name: 'auth' },
+  {
+    name: 'auth',
+    secrets: ['AUTH_KEY_ENCRYPTION_KEY', 'AUTH_SECRET_PEPPER'],
+    // Unset: no admin client is made (auth says so at start).
+    optionalSecrets: [
+      'COMANDA_ADMIN_CLIENT_SECRET',
+      'AUTH_PREVIOUS_KEY_ENCRYPTION_KEY',
+      'AUTH_PREVIOUS_SECRET_PEPPER',
+    ],
+  },
   { name: 'config-store' },
   { name: 'plugin-registry' },
   // Unset SMTP_URL: confirmation e-mails are only stored (GET /orders/{id}/confirmation-email).
@@ -23,10 +35,23 @@ export const DEPLOYED_SERVICES = [
   {
     name: 'orders',
     environment: { SMTP_URL: '${SMTP_URL:-}', COMANDA_SECRETS_KEY: SECRETS_KEY },
+    secrets: ['COMANDA_SECRETS_KEY'],
+    // SMTP_URL may carry the mail server's password.
+    optionalSecrets: ['COMANDA_PREVIOUS_SECRETS_KEY', 'SMTP_URL'],
   },
   // Both seal merchants' signing secrets at rest with COMANDA_SECRETS_KEY (ADR 0033).
-  { name: 'notifications', environment: { COMANDA_SECRETS_KEY: SECRETS_KEY } },
-  { name: 'payments', environment: { COMANDA_SECRETS_KEY: SECRETS_KEY } },
+  {
+    name: 'notifications',
+    environment: { COMANDA_SECRETS_KEY: SECRETS_KEY },
+    secrets: ['COMANDA_SECRETS_KEY'],
+    optionalSecrets: ['COMANDA_PREVIOUS_SECRETS_KEY'],
+  },
+  {
+    name: 'payments',
+    environment: { COMANDA_SECRETS_KEY: SECRETS_KEY },
+    secrets: ['COMANDA_SECRETS_KEY'],
+    optionalSecrets: ['COMANDA_PREVIOUS_SECRETS_KEY'],
+  },
   // The reference payment partner (docs/payment-partners.md): `docker compose --profile sandbox up`.
   {
     name: 'partner-sandbox',

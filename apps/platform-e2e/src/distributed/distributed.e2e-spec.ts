@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { signBody } from '@comanda/outbound';
 import { freePort, PLATFORM_SERVICES, serviceUrlVariable } from '@comanda/platform';
@@ -15,6 +15,7 @@ import {
 import { integrator } from '../config-store/config-store-api';
 import { ordersTenant, placeBasket, placedReport, seedStore } from '../orders/orders-api';
 import { freshPlugin, pluginTeam } from '../plugin-registry/plugin-registry-api';
+import { parseAllDocuments } from 'yaml';
 import { isReady, ROOT } from '../standalone/standalone-process';
 import type { TestPlatform } from '../support/platform';
 
@@ -27,6 +28,38 @@ interface ServiceProcess {
 }
 
 const BUILD = join('tmp', `distributed-e2e-${process.pid}`);
+
+/** What the Secret `comanda-secrets` holds on Kubernetes (k8s/README.md). */
+const SECRET_KEYS = [
+  'DATABASE_URL',
+  'AMQP_URL',
+  'COMANDA_ADMIN_CLIENT_SECRET',
+  'AUTH_KEY_ENCRYPTION_KEY',
+  'AUTH_SECRET_PEPPER',
+  'COMANDA_SECRETS_KEY',
+];
+
+/** The keys of the Secret each Deployment of k8s/base gives its pods. */
+function podSecretKeys(): Map<string, Set<string>> {
+  const text = readFileSync(join(ROOT, 'k8s', 'base', 'services.yaml'), 'utf8');
+  const keys = new Map<string, Set<string>>();
+  for (const document of parseAllDocuments(text)) {
+    const resource = document.toJS() as {
+      kind?: string;
+      metadata?: { name?: string };
+      spec?: { template?: { spec?: { containers?: Array<{ env?: unknown[] }> } } };
+    };
+    if (resource.kind !== 'Deployment' || !resource.metadata?.name) continue;
+    const env = (resource.spec?.template?.spec?.containers?.[0]?.env ?? []) as Array<{
+      valueFrom?: { secretKeyRef?: { name: string; key: string } };
+    }>;
+    const fromSecret = env.flatMap(({ valueFrom }) =>
+      valueFrom?.secretKeyRef?.name === 'comanda-secrets' ? [valueFrom.secretKeyRef.key] : [],
+    );
+    keys.set(resource.metadata.name, new Set(fromSecret));
+  }
+  return keys;
+}
 /** The partner sandbox signs with this for every merchant; Comanda's merchant gets it too. */
 const SANDBOX_SECRET = randomBytes(24).toString('base64url');
 
@@ -51,12 +84,21 @@ describe('distributed mode: one process per service', () => {
   let gatewayUrl: string;
   let sandbox: ServiceProcess;
 
+  const secretsOfPod = podSecretKeys();
+
   function start(name: string, port: number, env: Record<string, string>): ServiceProcess {
     let output = '';
+    // As on Kubernetes: a service deployed there gets only the secrets its pods get.
+    const granted = secretsOfPod.get(name);
+    const own = Object.fromEntries(
+      Object.entries(env).filter(
+        ([key]) => !granted || !SECRET_KEYS.includes(key) || granted.has(key),
+      ),
+    );
     const child = spawn(process.execPath, [join(BUILD, 'apps', name, 'main.js')], {
       cwd: ROOT,
       // Every service is a process with its own pool against one PostgreSQL: small pools.
-      env: { PATH: process.env.PATH ?? '', DB_POOL_SIZE: '4', ...env, PORT: String(port) },
+      env: { PATH: process.env.PATH ?? '', DB_POOL_SIZE: '4', ...own, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -153,6 +195,29 @@ describe('distributed mode: one process per service', () => {
     expect(processes.map((service) => service.name).sort()).toEqual(
       [...PLATFORM_SERVICES.map((service) => service.name), 'partner-sandbox'].sort(),
     );
+  });
+
+  it('runs each service with only the secrets its Kubernetes pods get', () => {
+    // The gateway reads no secret; auth its keys; the sealing services the secrets key.
+    expect([...(secretsOfPod.get('gateway') ?? ['missing'])]).toEqual([]);
+    expect(secretsOfPod.get('auth')).toEqual(
+      new Set([
+        'DATABASE_URL',
+        'AMQP_URL',
+        'AUTH_KEY_ENCRYPTION_KEY',
+        'AUTH_SECRET_PEPPER',
+        'COMANDA_ADMIN_CLIENT_SECRET',
+        'AUTH_PREVIOUS_KEY_ENCRYPTION_KEY',
+        'AUTH_PREVIOUS_SECRET_PEPPER',
+      ]),
+    );
+    for (const name of ['config-store', 'plugin-registry']) {
+      expect(secretsOfPod.get(name)).toEqual(new Set(['DATABASE_URL', 'AMQP_URL']));
+    }
+    for (const name of ['orders', 'notifications', 'payments']) {
+      expect(secretsOfPod.get(name)?.has('COMANDA_SECRETS_KEY')).toBe(true);
+      expect(secretsOfPod.get(name)?.has('AUTH_SECRET_PEPPER')).toBe(false);
+    }
   });
 
   it('serves a token, a config written and read, and a plugin upload through the gateway', async () => {
