@@ -56,3 +56,20 @@ export function databaseUnavailable(error: unknown): boolean {
   };
   return visit(error);
 }
+
+/** When this process last answered a request 503 because its database could not serve it. */
+let lastRefusalAt: number | undefined;
+
+/**
+ * Notes that a request was refused because the database could not serve it: whoever called
+ * was told to come back later. The timer poller gives deadlines for reports from outside a
+ * grace after such a refusal (docs/adr/0060), even when its own rounds never met the outage.
+ */
+export function noteRefusedForDatabase(at: number = Date.now()): void {
+  lastRefusalAt = at;
+}
+
+/** The last time (ms since the epoch) a request was refused for the database, if ever. */
+export function lastRefusedForDatabaseAt(): number | undefined {
+  return lastRefusalAt;
+}

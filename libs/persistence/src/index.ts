@@ -5,7 +5,11 @@ export type { Transactional, Tx } from './unit-of-work';
 export { sqlRows } from './sql-rows';
 export { entityColumns } from './entity-columns';
 export type { EntityColumns } from './entity-columns';
-export { databaseUnavailable } from './database-unavailable';
+export {
+  databaseUnavailable,
+  lastRefusedForDatabaseAt,
+  noteRefusedForDatabase,
+} from './database-unavailable';
 export {
   DatabaseStalledError,
   watchStatementDeadline,

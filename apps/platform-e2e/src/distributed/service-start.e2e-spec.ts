@@ -178,6 +178,8 @@ describe('a service run alone, at start', () => {
       });
       expect(code).toBe(1);
       expect(output).not.toContain('not-the-password');
+      // One line: the refusal, not also a "retrying" before it.
+      expect(errors(output)).toHaveLength(1);
       const last = errors(output).at(-1);
       expect(last?.service).toBe('orders');
       expect(last?.msg).toMatch(

@@ -224,8 +224,31 @@ describe('placement deadlines across a restart', () => {
       expect(failed.failure.code).toBe('placement.timeout');
       expect(Date.parse(failed.failure.at)).toBeGreaterThan(expiresAt + 1500);
       expect((await read(reported.orderId)).status).toBe('placed');
+
+      // A stall shorter than the statement deadline across the deadline: the report sent
+      // before it waits, goes through when PostgreSQL answers again, and counts.
+      const stalled = await placeBasket(tenant, storeId);
+      const stalledSession = await start(stalled.orderId);
+      const stalledExpiresAt = Date.parse(stalledSession.json.placement.expiresAt);
+      await new Promise((resolve) => setTimeout(resolve, stalledExpiresAt - Date.now() - 1500));
+      proxy.stall();
+      const sent = tenant.as(
+        ['orders:placement'],
+        'POST',
+        `/orders/${stalled.orderId}/pos/placed`,
+        {
+          orderName: 'Table 9',
+          datePlaced: new Date().toISOString(),
+          estimatedReadyTime: new Date(Date.now() + 900_000).toISOString(),
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, stalledExpiresAt - Date.now() + 2500));
+      proxy.resume();
+      expect((await sent).status).toBe(200);
+      expect((await read(stalled.orderId)).status).toBe('placed');
     } finally {
       proxy.comeBack();
+      proxy.resume();
       await platform.close();
       await proxy.stop();
       await database.drop();

@@ -1,4 +1,4 @@
-import { databaseUnavailable } from '@comanda/persistence';
+import { databaseUnavailable, noteRefusedForDatabase } from '@comanda/persistence';
 import { ProblemError } from './problem.error';
 
 interface PostgresErrorFields {
@@ -25,6 +25,8 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
  */
 export function problemFromDatabaseError(error: unknown): ProblemError | undefined {
   if (databaseUnavailable(error)) {
+    // Deadlines waiting for this caller's report get a grace for it (docs/adr/0060).
+    noteRefusedForDatabase();
     return new ProblemError({
       status: 503,
       code: 'service.unavailable',

@@ -68,6 +68,8 @@ export class RabbitMqBus implements MessageBus {
   private reportedConnectFailure = false;
   /** Rejects when the broker refuses the login or the virtual host (never resolves). */
   private readonly refused: Promise<never>;
+  /** Until the first connection, a refusal is the start's to report (its one line). */
+  private everConnected = false;
 
   constructor(options: RabbitMqBusOptions) {
     this.exchange = options.exchange ?? DEFAULT_EXCHANGE;
@@ -95,6 +97,7 @@ export class RabbitMqBus implements MessageBus {
       },
     });
     this.connection.on('connect', () => {
+      this.everConnected = true;
       this.reportedConnectFailure = false;
       this.logger.log(`connected to RabbitMQ at ${where}`);
     });
@@ -110,6 +113,8 @@ export class RabbitMqBus implements MessageBus {
     this.connection.on('connectFailed', ({ err }: { err: Error }) => {
       const refusal = refusalReason(err);
       if (refusal) refuse(new BrokerRefusedError(where, refusal));
+      // A start waiting for the broker fails with the refusal, which is its one line.
+      if (refusal && !this.everConnected) return;
       if (this.reportedConnectFailure || this.closed) return;
       this.reportedConnectFailure = true;
       this.logger.error(`cannot connect to RabbitMQ at ${where} (${err.message}); retrying`);
@@ -185,7 +190,7 @@ export class RabbitMqBus implements MessageBus {
       },
     });
     try {
-      await Promise.race([channel.waitForConnect(), this.refused]);
+      await this.untilConnected(channel.waitForConnect());
     } finally {
       await channel.close();
     }
@@ -210,13 +215,18 @@ export class RabbitMqBus implements MessageBus {
       onChannelError: (error) => this.recoverFromChannelError(error),
     });
     this.subscriptions.add(consumer);
-    await Promise.race([consumer.ready(), this.refused]);
+    await this.untilConnected(consumer.ready());
     return {
       cancel: async () => {
         this.subscriptions.delete(consumer);
         await consumer.cancel();
       },
     };
+  }
+
+  /** Waits for `connected`, or fails at once when the broker refuses this connection. */
+  private async untilConnected(connected: Promise<void>): Promise<void> {
+    await Promise.race([connected, this.refused]);
   }
 
   isReady(): boolean {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { runWithContext } from '@comanda/context';
+import { lastRefusedForDatabaseAt } from '@comanda/persistence';
 import { DataSource } from 'typeorm';
 import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
@@ -26,13 +27,11 @@ interface ClaimedTimer {
 }
 
 /**
- * The deadlines to hold back before the next claim (docs/adr/0060): those due at or after
- * `from` and before `before` (null: no bound), in ms since the epoch.
+ * A round kept waiting this long means the database hardly answers (a stall that ends before
+ * the statement deadline): a claim made that late, in that round or the next, is late for
+ * reasons of ours, as after an outage.
  */
-interface OwedGrace {
-  from: number | null;
-  before: number | null;
-}
+const SLOW_ROUND_MS = 2_000;
 
 interface FiringTimer {
   fire_at: Date;
@@ -61,9 +60,14 @@ export class TimerPoller {
   private readonly outageGraceMs: number;
   private readonly loop: PollingLoop;
   private nextCleanupAt = 0;
-  /** When the last round that worked started; undefined until one has. */
-  private lastGoodRoundAt: number | undefined;
-  private owedGrace: OwedGrace | undefined;
+  /** When the poller started: deadlines armed before it wait a grace (the service was down). */
+  private startedAt: number | undefined;
+  /** When this poller last met its database failing or hardly answering. */
+  private troubleAt: number | undefined;
+  /** The trouble (its own, or a request refused for the database) the grace is for. */
+  private heldFor: number | undefined;
+  /** The grace in force: marked deadlines due before `until` wait until then. */
+  private grace: { until: number; armedBefore?: Date } | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -93,9 +97,14 @@ export class TimerPoller {
   }
 
   start(): void {
-    // Deadlines already due were due while no poller of this process ran: the service was
-    // down, and a report sent meanwhile was refused.
-    if (!this.loop.isRunning) this.oweGrace({ from: null, before: Date.now() });
+    if (this.startedAt === undefined) {
+      this.startedAt = Date.now();
+      // Armed before this start: due while the service was down, or soon after it is back.
+      this.grace = {
+        until: this.startedAt + this.outageGraceMs,
+        armedBefore: new Date(this.startedAt),
+      };
+    }
     this.loop.start();
   }
 
@@ -113,8 +122,11 @@ export class TimerPoller {
     return this.loop.state(stuckAfterMs);
   }
 
-  /** Claims and fires one batch of due timers; returns how many were claimed. */
-  async pollOnce(): Promise<number> {
+  /**
+   * Claims and fires one batch of due timers; returns how many were claimed. `startedAt`: when
+   * the round began (its claim is late when the database kept the round waiting).
+   */
+  async pollOnce(startedAt = Date.now()): Promise<number> {
     const names = this.registry.names();
     if (names.length === 0) return 0;
     await this.parkAbandoned(names);
@@ -137,6 +149,12 @@ export class TimerPoller {
         [names, this.instance, this.leaseMs, this.batchSize, this.maxAttempts],
       )
       .then((result: [ClaimedTimer[], number]) => result[0]);
+    if (Date.now() - startedAt > SLOW_ROUND_MS) {
+      // Claimed late for reasons of ours: the marked ones are held, not fired (their lease is
+      // taken back, so firing them below finds them gone).
+      this.troubleAt = Date.now();
+      await this.holdBackDeadlines();
+    }
     // First tries run side by side. A timer tried before may be the one whose handler ends
     // the process: those run one at a time after them, so a crash costs only its own attempt
     // and never one of a healthy timer that happened to share its batch.
@@ -174,67 +192,67 @@ export class TimerPoller {
   private async round(): Promise<boolean> {
     const startedAt = Date.now();
     try {
-      await this.holdBackOwedDeadlines();
-      const claimed = await this.pollOnce();
+      await this.holdBackDeadlines();
+      const claimed = await this.pollOnce(startedAt);
       const moreToClean = await this.cleanupIfDue();
-      this.lastGoodRoundAt = startedAt;
+      // Kept waiting after its claim: the next round's claim is the late one.
+      if (Date.now() - startedAt > SLOW_ROUND_MS) this.troubleAt = Date.now();
       return claimed >= this.batchSize || moreToClean;
     } catch (error) {
-      // The database could not be reached (or answered an error): whatever fell due since
-      // the last round that worked fell due while requests were refused too. One poll
-      // interval earlier, for clocks that differ a little between here and the database.
-      const since = this.lastGoodRoundAt === undefined ? null : this.lastGoodRoundAt - this.pollMs;
-      this.oweGrace({ from: since, before: null });
+      // The database failed a round: whoever reported meanwhile was refused too.
+      this.troubleAt = Date.now();
       throw error;
     }
   }
 
-  private oweGrace(window: OwedGrace): void {
-    const owed = this.owedGrace;
-    if (!owed) {
-      this.owedGrace = window;
+  /**
+   * Before a claim (docs/adr/0060): after the poller started, and after each time the
+   * database failed (a failed or slow round here, a request of this process refused with 503),
+   * the deadlines for reports from outside (`graceAfterOutage`) due before the grace ends are
+   * moved to its end, so a POS or partner whose report was refused can send it again first.
+   * Every round of the grace does it again (it changes nothing twice): a claim the database
+   * ran late, after the connection that sent it was given up, is caught too.
+   */
+  private async holdBackDeadlines(): Promise<void> {
+    const refused = lastRefusedForDatabaseAt();
+    const trouble = Math.max(
+      this.troubleAt ?? 0,
+      // A refusal before this poller started belongs to an earlier life of the service.
+      refused !== undefined && refused >= (this.startedAt ?? Infinity) ? refused : 0,
+    );
+    if (trouble > 0 && trouble !== this.heldFor) {
+      this.heldFor = trouble;
+      this.grace = { until: Date.now() + this.outageGraceMs };
+    }
+    const grace = this.grace;
+    if (!grace) return;
+    if (Date.now() >= grace.until) {
+      this.grace = undefined;
       return;
     }
-    const lower = (a: number | null, b: number | null) =>
-      a === null || b === null ? null : Math.min(a, b);
-    const upper = (a: number | null, b: number | null) =>
-      a === null || b === null ? null : Math.max(a, b);
-    this.owedGrace = {
-      from: lower(owed.from, window.from),
-      before: upper(owed.before, window.before),
-    };
+    await this.holdBack(new Date(grace.until), grace.armedBefore);
   }
 
   /**
-   * Before the first claim after a start or an outage: the deadlines for reports from outside
-   * (`graceAfterOutage`) that fell due meanwhile, or fall due within the grace, are moved to
-   * the grace's end, so a POS or partner whose report was refused can send it again first.
+   * Moves the marked timers due before `until` (armed before `armedBefore`, when given) to
+   * `until`, in one statement. Rows this poller claimed and could not fire (the database went
+   * away mid-firing) are taken back: their lease would hold them for a minute.
    */
-  private async holdBackOwedDeadlines(): Promise<void> {
-    const owed = this.owedGrace;
-    if (!owed) return;
+  private async holdBack(until: Date, armedBefore: Date | undefined): Promise<void> {
     const names = this.registry.gracedNames();
-    if (this.outageGraceMs > 0 && names.length > 0) {
-      const [held]: [Array<{ name: string; next_attempt_at: Date }>, number] =
-        await this.dataSource.query(
-          `UPDATE ${this.table}
-           SET next_attempt_at = now() + $2 * interval '1 millisecond', updated_at = now()
-           WHERE fired_at IS NULL AND dead_at IS NULL AND name = ANY($1::text[])
-             AND next_attempt_at < now() + $2 * interval '1 millisecond'
-             AND ($3::timestamptz IS NULL OR fire_at >= $3)
-             AND ($4::timestamptz IS NULL OR fire_at < $4)
-             AND (locked_until IS NULL OR locked_until < now())
-           RETURNING name, next_attempt_at`,
-          [
-            names,
-            this.outageGraceMs,
-            owed.from === null ? null : new Date(owed.from),
-            owed.before === null ? null : new Date(owed.before),
-          ],
-        );
-      if (held.length > 0) this.logger.warn(heldBackLine(held, this.outageGraceMs));
-    }
-    this.owedGrace = undefined;
+    if (this.outageGraceMs <= 0 || names.length === 0) return;
+    const [held]: [Array<{ name: string; next_attempt_at: Date }>, number] =
+      await this.dataSource.query(
+        `UPDATE ${this.table}
+         SET next_attempt_at = $2, locked_until = NULL, locked_by = NULL, updated_at = now()
+         WHERE fired_at IS NULL AND dead_at IS NULL AND name = ANY($1::text[])
+           AND next_attempt_at < $2
+           AND ($3::timestamptz IS NULL OR updated_at < $3)
+           AND (locked_until IS NULL OR locked_until < now() OR locked_by = $4)
+         RETURNING name, next_attempt_at`,
+        [names, until, armedBefore ?? null, this.instance],
+      );
+    if (held.length > 0) this.logger.warn(heldBackLine(held, this.outageGraceMs));
   }
 
   private async fire({ name, key }: ClaimedTimer): Promise<void> {
@@ -279,6 +297,8 @@ export class TimerPoller {
         }),
       );
     } catch (error) {
+      // Cut off from the database while firing: deadlines get their grace (docs/adr/0060).
+      if (classifyFailure(error) === 'infrastructure') this.troubleAt = Date.now();
       await this.recordFailure(name, key, error);
     }
   }
@@ -354,9 +374,9 @@ function heldBackLine(
   for (const timer of held) counts.set(timer.name, (counts.get(timer.name) ?? 0) + 1);
   const names = [...counts].map(([name, count]) => `${name} ×${count}`).join(', ');
   return (
-    `held back ${held.length} deadline(s) (${names}) that fell due while this service was down ` +
-    `or could not reach its database: they fire at ${held[0].next_attempt_at.toISOString()} ` +
-    `at the earliest (${graceMs} ms of grace, TIMER_OUTAGE_GRACE_MS), so a report refused meanwhile ` +
-    `can be sent again`
+    `held back ${held.length} deadline(s) (${names}) due now or within the grace, after this ` +
+    `service was down or its database failed or stalled: they fire at ` +
+    `${held[0].next_attempt_at.toISOString()} at the earliest (${graceMs} ms of grace, ` +
+    `TIMER_OUTAGE_GRACE_MS), so a report refused meanwhile can be sent again`
   );
 }

@@ -48,12 +48,14 @@ export class PlacementController {
     callback: PosCallback,
     type: Type<T>,
     body: unknown,
+    receivedAt: Date,
   ): Promise<T> {
     try {
       return (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
     } catch (invalid) {
+      const call = { tenantId: principal.tenantId, orderId, refusal: { callback }, receivedAt };
       const opened = await this.unitOfWork.run((tx) =>
-        this.openCallback.withDeadlinesArmed(tx, principal.tenantId, orderId, { callback }),
+        this.openCallback.withDeadlinesArmed(tx, call),
       );
       if (opened.refused) throw opened.refused.error;
       throw invalid;
@@ -69,11 +71,14 @@ export class PlacementController {
     @Param('orderId') orderId: string,
     @Body() input: StartSessionDto,
   ): Promise<OrderView> {
+    // Deadlines are judged at the call's arrival, not when a slow database lets it through.
+    const receivedAt = new Date();
     const outcome = await this.unitOfWork.run((tx) =>
       this.startSession.execute(tx, {
         tenantId: principal.tenantId,
         orderId,
         placeOrderSessionId: input.placeOrderSessionId,
+        receivedAt,
       }),
     );
     // Refused after the deadline: the order's failure is committed first.
@@ -92,7 +97,15 @@ export class PlacementController {
     @Param('orderId') orderId: string,
     @Body() body: unknown,
   ): Promise<CallbackAnswerView> {
-    const input = await this.report(principal, orderId, 'pos/placed', PlacedReportDto, body);
+    const receivedAt = new Date();
+    const input = await this.report(
+      principal,
+      orderId,
+      'pos/placed',
+      PlacedReportDto,
+      body,
+      receivedAt,
+    );
     const { receipt, ...report } = input;
     const outcome = await this.unitOfWork.run((tx) =>
       this.reportPlaced.execute(tx, {
@@ -100,6 +113,7 @@ export class PlacementController {
         orderId,
         report: { ...report },
         receipt,
+        receivedAt,
       }),
     );
     return answer(outcome);
@@ -115,9 +129,22 @@ export class PlacementController {
     @Param('orderId') orderId: string,
     @Body() body: unknown,
   ): Promise<CallbackAnswerView> {
-    const input = await this.report(principal, orderId, 'pos/failed', FailedReportDto, body);
+    const receivedAt = new Date();
+    const input = await this.report(
+      principal,
+      orderId,
+      'pos/failed',
+      FailedReportDto,
+      body,
+      receivedAt,
+    );
     const outcome = await this.unitOfWork.run((tx) =>
-      this.reportFailed.execute(tx, { tenantId: principal.tenantId, orderId, ...input }),
+      this.reportFailed.execute(tx, {
+        tenantId: principal.tenantId,
+        orderId,
+        ...input,
+        receivedAt,
+      }),
     );
     return answer(outcome);
   }

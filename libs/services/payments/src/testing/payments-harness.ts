@@ -84,6 +84,8 @@ export class PaymentsHarness {
       LOG_LEVEL: 'warn',
       COMANDA_SECRETS_KEY: SECRETS_KEY,
       TIMER_POLL_MS: '50',
+      // Deadlines armed before a restart wait this long after it (ADR 0060), not 30 s.
+      TIMER_OUTAGE_GRACE_MS: '500',
       OUTBOX_POLL_MS: '50',
       PAYMENT_SEND_POLL_MS: '50',
       PAYMENT_SEND_RETRY_BASE_MS: '100',

@@ -5,6 +5,7 @@ import { OrderNotReadyError } from '../../domain/order.errors';
 import type { OrderEntity } from '../../persistence/order.entity';
 import { OrderRepository } from '../../persistence/order.repository';
 import { OrderAnnouncer } from '../order-announcer';
+import { arrival } from '../open-callback';
 import { PlacementTimers } from '../placement-timers';
 import {
   ExpirePlacement,
@@ -15,6 +16,8 @@ export interface StartSessionCommand {
   tenantId: string;
   orderId: string;
   placeOrderSessionId: string;
+  /** When the call reached the service (the deadline is judged at it). */
+  receivedAt?: Date;
 }
 
 /** The order, or why the start was refused once what it changed is committed. */
@@ -41,9 +44,10 @@ export class StartSession {
     await this.timers.releasePickup(tx, command.orderId);
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
+    const at = arrival(command.receivedAt, now);
     if (
-      placementDeadlinePassed(order, now) &&
-      placementDeadlinePassed(order, now, await this.timers.pendingPlacement(tx, order.id))
+      placementDeadlinePassed(order, at) &&
+      placementDeadlinePassed(order, at, await this.timers.pendingPlacement(tx, order.id))
     ) {
       await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
       return { refused: new OrderNotReadyError(order.id, order.status) };

@@ -10,6 +10,8 @@ import { PlacementTimers } from '../placement-timers';
 export interface ReportFailedCommand {
   tenantId: string;
   orderId: string;
+  /** When the report reached the service (the deadline is judged at it). */
+  receivedAt?: Date;
   code: string;
   message: string;
   data?: Record<string, unknown>;
@@ -29,11 +31,11 @@ export class ReportFailed {
     const placementTimer = await this.timers.disarm(tx, command.orderId);
     const opened = await this.openCallback.execute(
       tx,
-      command.tenantId,
-      command.orderId,
       {
-        callback: 'pos/failed',
-        code: command.code,
+        tenantId: command.tenantId,
+        orderId: command.orderId,
+        refusal: { callback: 'pos/failed', code: command.code },
+        receivedAt: command.receivedAt,
       },
       placementTimer,
     );

@@ -12,6 +12,8 @@ import { PlacementTimers } from '../placement-timers';
 export interface ReportPlacedCommand {
   tenantId: string;
   orderId: string;
+  /** When the report reached the service (the deadline is judged at it). */
+  receivedAt?: Date;
   report: PlacementReport;
   receipt?: string;
 }
@@ -34,11 +36,11 @@ export class ReportPlaced {
     const placementTimer = await this.timers.disarm(tx, command.orderId);
     const opened = await this.openCallback.execute(
       tx,
-      command.tenantId,
-      command.orderId,
       {
-        callback: 'pos/placed',
-        orderName: command.report.orderName,
+        tenantId: command.tenantId,
+        orderId: command.orderId,
+        refusal: { callback: 'pos/placed', orderName: command.report.orderName },
+        receivedAt: command.receivedAt,
       },
       placementTimer,
     );
