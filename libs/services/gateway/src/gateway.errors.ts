@@ -82,6 +82,9 @@ export class RateLimitedError extends ProblemError {
   }
 }
 
+/** Seconds a caller is asked to wait when a service does not answer (as for its database). */
+const UPSTREAM_RETRY_AFTER_SECONDS = 5;
+
 export class UpstreamUnavailableError extends ProblemError {
   constructor(upstream: string, cause: unknown) {
     super({
@@ -89,6 +92,8 @@ export class UpstreamUnavailableError extends ProblemError {
       code: 'upstream.unavailable',
       title: 'Bad gateway',
       detail: `The ${upstream} service did not answer. Retry later and quote the request id if it persists.`,
+      // Mostly a service restarting: a client (a POS with a report) is told when to try again.
+      headers: { 'retry-after': String(UPSTREAM_RETRY_AFTER_SECONDS) },
       cause,
     });
   }

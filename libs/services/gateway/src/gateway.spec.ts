@@ -741,6 +741,7 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
     });
     expect(put.status).toBe(502);
     expect(put.json()).toMatchObject({ status: 502, code: 'upstream.unavailable' });
+    expect(put.headers['retry-after']).toBe('5');
   });
 
   it('answers /health/upstreams only to platform:admin', async () => {
