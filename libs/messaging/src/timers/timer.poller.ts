@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { runWithContext } from '@comanda/context';
-import { lastRefusedForDatabaseAt } from '@comanda/persistence';
+import { databaseUnavailable, lastRefusedForDatabaseAt } from '@comanda/persistence';
 import { DataSource } from 'typeorm';
 import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
@@ -298,7 +298,7 @@ export class TimerPoller {
       );
     } catch (error) {
       // Cut off from the database while firing: deadlines get their grace (docs/adr/0060).
-      if (classifyFailure(error) === 'infrastructure') this.troubleAt = Date.now();
+      if (databaseUnavailable(error)) this.troubleAt = Date.now();
       await this.recordFailure(name, key, error);
     }
   }
