@@ -6,7 +6,7 @@ import {
   type PlatformState,
   type TestPlatform,
 } from '../support/platform';
-import { ordersTenant, placeBasket, seedStore } from './orders-api';
+import { ordersTenant, placeBasket, placedReport, seedStore } from './orders-api';
 
 type Order = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -185,20 +185,17 @@ describe('placement deadlines across a restart', () => {
       expect(session.status).toBe(200);
       expect((await start(silent.orderId)).status).toBe(200);
       const expiresAt = Date.parse(session.json.placement.expiresAt);
-      const report = () =>
-        tenant.as(['orders:placement'], 'POST', `/orders/${reported.orderId}/pos/placed`, {
-          orderName: 'Table 7',
-          datePlaced: new Date().toISOString(),
-          estimatedReadyTime: new Date(Date.now() + 900_000).toISOString(),
-        });
+      const report = (orderId: string) =>
+        tenant.as(['orders:placement'], 'POST', `/orders/${orderId}/pos/placed`, placedReport());
+      const until = (at: number) => new Promise((resolve) => setTimeout(resolve, at - Date.now()));
 
       // The POS reports a second before the deadline, while PostgreSQL is out of reach.
-      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() - 1000));
+      await until(expiresAt - 1000);
       proxy.goDown();
-      const refused = await report();
+      const refused = await report(reported.orderId);
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
-      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 1500));
+      await until(expiresAt + 1500);
       proxy.comeBack();
 
       // Back after the deadline: the timer poller is up again (TIMER_POLL_MS 200) and would
@@ -208,7 +205,7 @@ describe('placement deadlines across a restart', () => {
       await waitFor('the database to answer again', async () => (await read(silent.orderId)).id);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect((await read(reported.orderId)).status).toBe('placing');
-      const retried = await report();
+      const retried = await report(reported.orderId);
       expect(retried.status).toBe(200);
       expect((await read(reported.orderId)).status).toBe('placed');
 
@@ -230,19 +227,10 @@ describe('placement deadlines across a restart', () => {
       const stalled = await placeBasket(tenant, storeId);
       const stalledSession = await start(stalled.orderId);
       const stalledExpiresAt = Date.parse(stalledSession.json.placement.expiresAt);
-      await new Promise((resolve) => setTimeout(resolve, stalledExpiresAt - Date.now() - 1500));
+      await until(stalledExpiresAt - 1500);
       proxy.stall();
-      const sent = tenant.as(
-        ['orders:placement'],
-        'POST',
-        `/orders/${stalled.orderId}/pos/placed`,
-        {
-          orderName: 'Table 9',
-          datePlaced: new Date().toISOString(),
-          estimatedReadyTime: new Date(Date.now() + 900_000).toISOString(),
-        },
-      );
-      await new Promise((resolve) => setTimeout(resolve, stalledExpiresAt - Date.now() + 2500));
+      const sent = report(stalled.orderId);
+      await until(stalledExpiresAt + 2500);
       proxy.resume();
       expect((await sent).status).toBe(200);
       expect((await read(stalled.orderId)).status).toBe('placed');

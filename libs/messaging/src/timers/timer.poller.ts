@@ -210,8 +210,8 @@ export class TimerPoller {
    * database failed (a failed or slow round here, a request of this process refused with 503),
    * the deadlines for reports from outside (`graceAfterOutage`) due before the grace ends are
    * moved to its end, so a POS or partner whose report was refused can send it again first.
-   * Every round of the grace does it again (it changes nothing twice): a claim the database
-   * ran late, after the connection that sent it was given up, is caught too.
+   * Every round of an outage's grace does it again (it changes nothing twice): a claim the
+   * database ran late, after the connection that sent it was given up, is caught too.
    */
   private async holdBackDeadlines(): Promise<void> {
     const refused = lastRefusedForDatabaseAt();
@@ -231,6 +231,8 @@ export class TimerPoller {
       return;
     }
     await this.holdBack(new Date(grace.until), grace.armedBefore);
+    // A start's hold is done once: no claim of this process can be late before it.
+    if (grace.armedBefore && this.grace === grace) this.grace = undefined;
   }
 
   /**

@@ -38,9 +38,10 @@ export class PlacementController {
   private readonly validation = createValidationPipe();
 
   /**
-   * The report, validated as the global pipe would. A finalized order answers 405 to any
-   * report (the spec's rule has no condition), so a report that fails validation is first
-   * checked against the order: 405 when it is finalized, else the 400.
+   * The report, validated as the global pipe would, and when it arrived (the deadline is
+   * judged at that instant, not when a slow database lets it through). A finalized order
+   * answers 405 to any report (the spec's rule has no condition), so a report that fails
+   * validation is first checked against the order: 405 when it is finalized, else the 400.
    */
   private async report<T>(
     principal: Principal,
@@ -48,10 +49,11 @@ export class PlacementController {
     callback: PosCallback,
     type: Type<T>,
     body: unknown,
-    receivedAt: Date,
-  ): Promise<T> {
+  ): Promise<{ input: T; receivedAt: Date }> {
+    const receivedAt = new Date();
     try {
-      return (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
+      const input = (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
+      return { input, receivedAt };
     } catch (invalid) {
       const call = { tenantId: principal.tenantId, orderId, refusal: { callback }, receivedAt };
       const opened = await this.unitOfWork.run((tx) =>
@@ -97,14 +99,12 @@ export class PlacementController {
     @Param('orderId') orderId: string,
     @Body() body: unknown,
   ): Promise<CallbackAnswerView> {
-    const receivedAt = new Date();
-    const input = await this.report(
+    const { input, receivedAt } = await this.report(
       principal,
       orderId,
       'pos/placed',
       PlacedReportDto,
       body,
-      receivedAt,
     );
     const { receipt, ...report } = input;
     const outcome = await this.unitOfWork.run((tx) =>
@@ -129,14 +129,12 @@ export class PlacementController {
     @Param('orderId') orderId: string,
     @Body() body: unknown,
   ): Promise<CallbackAnswerView> {
-    const receivedAt = new Date();
-    const input = await this.report(
+    const { input, receivedAt } = await this.report(
       principal,
       orderId,
       'pos/failed',
       FailedReportDto,
       body,
-      receivedAt,
     );
     const outcome = await this.unitOfWork.run((tx) =>
       this.reportFailed.execute(tx, {

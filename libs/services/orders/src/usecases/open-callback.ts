@@ -8,6 +8,7 @@ import { OrderRepository } from '../persistence/order.repository';
 import type { CallbackOutcome } from './callback-outcome';
 import { PlacementTimers } from './placement-timers';
 import {
+  arrival,
   ExpirePlacement,
   placementDeadlinePassed,
 } from './placement-timeout/expire-placement.usecase';
@@ -69,9 +70,4 @@ export class OpenCallback {
       refused: { accepted: false, error: new OrderAlreadyFinalizedError(order.id, order.status) },
     };
   }
-}
-
-/** The instant a call is judged at: when it arrived, never later than now. */
-export function arrival(receivedAt: Date | undefined, now: Date): Date {
-  return receivedAt && receivedAt < now ? receivedAt : now;
 }

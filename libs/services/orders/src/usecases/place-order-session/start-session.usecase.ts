@@ -5,9 +5,9 @@ import { OrderNotReadyError } from '../../domain/order.errors';
 import type { OrderEntity } from '../../persistence/order.entity';
 import { OrderRepository } from '../../persistence/order.repository';
 import { OrderAnnouncer } from '../order-announcer';
-import { arrival } from '../open-callback';
 import { PlacementTimers } from '../placement-timers';
 import {
+  arrival,
   ExpirePlacement,
   placementDeadlinePassed,
 } from '../placement-timeout/expire-placement.usecase';
@@ -45,6 +45,7 @@ export class StartSession {
     const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
     const now = await databaseNow(tx);
     const at = arrival(command.receivedAt, now);
+    // The timer is read only when the order's own deadline has passed (a held one may not have).
     if (
       placementDeadlinePassed(order, at) &&
       placementDeadlinePassed(order, at, await this.timers.pendingPlacement(tx, order.id))

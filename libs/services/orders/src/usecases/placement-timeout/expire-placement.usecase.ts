@@ -81,3 +81,8 @@ export function placementDeadlinePassed(
   const due = Math.max(Date.parse(expiresAt), timer?.nextAttemptAt.getTime() ?? 0);
   return due <= now.getTime();
 }
+
+/** The instant a POS call is judged at: when it arrived, never later than now. */
+export function arrival(receivedAt: Date | undefined, now: Date): Date {
+  return receivedAt && receivedAt < now ? receivedAt : now;
+}
