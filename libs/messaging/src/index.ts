@@ -67,11 +67,16 @@ export { TimerService } from './timers/timer.service';
 export { TimerPoller } from './timers/timer.poller';
 export { TimerHandlerRegistry } from './timers/timer-handler.registry';
 export { OnTimer, type OnTimerOptions } from './timers/on-timer.decorator';
-export { DuplicateTimerHandlerError, TimerOutsideTransactionError } from './timers/timer.errors';
+export {
+  DuplicateTimerHandlerError,
+  TimerLockNotFoundError,
+  TimerOutsideTransactionError,
+} from './timers/timer.errors';
 export type {
   FiredTimer,
   PendingTimer,
   TimerHandler,
+  TimerLock,
   TimerPayload,
   TimerSchedule,
 } from './timers/timer.types';

@@ -55,7 +55,9 @@ export interface TimerTuning {
   /**
    * How long a claimed timer is reserved for one poller until its firing starts (default
    * 60 s; renewed when its attempt is counted). The firing holds the timer's row lock, so a
-   * handler may run longer than this without being fired twice (docs/adr/0032).
+   * handler may run longer than this without being fired twice (docs/adr/0032); a firing that
+   * waits longer than this for its `lockFirst` may lose the timer to another poller, which
+   * then fires it once (docs/adr/0061).
    */
   leaseMs?: number;
   /** Due timers claimed per poll (default 20). */

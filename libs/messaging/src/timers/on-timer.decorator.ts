@@ -10,6 +10,15 @@ export interface OnTimerOptions {
    * meanwhile (503 + Retry-After) can be sent again and still count (docs/adr/0060).
    */
   graceAfterOutage?: boolean;
+  /**
+   * The name of a method of the same provider, `(payload, manager) => Promise<unknown>`, that
+   * locks what the handler will change (its aggregate's row). The firing runs it first in its
+   * transaction and marks the timer's row fired after it, so the aggregate is locked before the
+   * timer's row, in the order the aggregate's other writers take them when they cancel or
+   * schedule its timers. Without it the timer's row is locked first, and a writer that holds
+   * the aggregate and then cancels the timer deadlocks with the firing (docs/adr/0061).
+   */
+  lockFirst?: string;
 }
 
 /** What `@OnTimer` records on the method. */

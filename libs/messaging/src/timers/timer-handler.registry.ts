@@ -1,8 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ON_TIMER_METADATA, type OnTimerMetadata, type OnTimerOptions } from './on-timer.decorator';
-import { DuplicateTimerHandlerError } from './timer.errors';
-import type { TimerHandler } from './timer.types';
+import { DuplicateTimerHandlerError, TimerLockNotFoundError } from './timer.errors';
+import type { TimerHandler, TimerLock } from './timer.types';
+
+/** What a handler registered in code may declare (`lockFirst` as the function itself). */
+export interface TimerRegistration extends Omit<OnTimerOptions, 'lockFirst'> {
+  lockFirst?: TimerLock;
+}
 
 /**
  * The timer handlers of the application: the `@OnTimer` methods, found once at bootstrap,
@@ -14,6 +19,8 @@ export class TimerHandlerRegistry {
   private readonly registered = new Map<string, TimerHandler>();
   /** Names of the deadlines that get a grace after an outage (`graceAfterOutage`). */
   private readonly graced = new Set<string>();
+  /** What each handler locks before its timer's row (`lockFirst`), by timer name. */
+  private readonly locks = new Map<string, TimerLock>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -23,7 +30,10 @@ export class TimerHandlerRegistry {
 
   /** Finds the `@OnTimer` methods again; handlers registered in code are kept. */
   discover(): void {
-    for (const name of this.discovered.keys()) this.graced.delete(name);
+    for (const name of this.discovered.keys()) {
+      this.graced.delete(name);
+      this.locks.delete(name);
+    }
     this.discovered.clear();
     for (const wrapper of this.discovery.getProviders()) {
       const instance: unknown = wrapper.instance;
@@ -35,15 +45,21 @@ export class TimerHandlerRegistry {
         if (typeof target !== 'function') continue;
         const marked = this.reflector.get<OnTimerMetadata | undefined>(ON_TIMER_METADATA, target);
         if (marked === undefined) continue;
-        const { name, ...options } = marked;
+        const { name, lockFirst, ...options } = marked;
         if (this.get(name)) throw new DuplicateTimerHandlerError(name);
+        let lock: TimerLock | undefined;
+        if (lockFirst !== undefined) {
+          const method = (instance as Record<string, unknown>)[lockFirst];
+          if (typeof method !== 'function') throw new TimerLockNotFoundError(name, lockFirst);
+          lock = (method as TimerLock).bind(instance);
+        }
         this.discovered.set(name, (target as TimerHandler).bind(instance));
-        this.noteOptions(name, options);
+        this.noteOptions(name, { ...options, lockFirst: lock });
       }
     }
   }
 
-  register(name: string, handler: TimerHandler, options: OnTimerOptions = {}): void {
+  register(name: string, handler: TimerHandler, options: TimerRegistration = {}): void {
     if (this.get(name)) throw new DuplicateTimerHandlerError(name);
     this.registered.set(name, handler);
     this.noteOptions(name, options);
@@ -57,12 +73,18 @@ export class TimerHandlerRegistry {
     return [...this.discovered.keys(), ...this.registered.keys()];
   }
 
+  /** What the handler of timers `name` locks before the timer's row, if it declared it. */
+  lockFirst(name: string): TimerLock | undefined {
+    return this.locks.get(name);
+  }
+
   /** The timers that are deadlines for reports from outside (`graceAfterOutage`). */
   gracedNames(): string[] {
     return [...this.graced];
   }
 
-  private noteOptions(name: string, options: OnTimerOptions): void {
+  private noteOptions(name: string, options: TimerRegistration): void {
     if (options.graceAfterOutage) this.graced.add(name);
+    if (options.lockFirst) this.locks.set(name, options.lockFirst);
   }
 }

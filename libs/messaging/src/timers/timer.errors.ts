@@ -14,3 +14,12 @@ export class TimerOutsideTransactionError extends MessagingError {
     );
   }
 }
+
+export class TimerLockNotFoundError extends MessagingError {
+  constructor(name: string, method: string) {
+    super(
+      'messaging.timer_lock_not_found',
+      `@OnTimer('${name}') names lockFirst '${method}', which is not a method of its provider`,
+    );
+  }
+}

@@ -14,7 +14,7 @@ import {
   SCHEMA,
 } from '../outbox/test-support/messaging-test-env';
 import { OnTimer } from './on-timer.decorator';
-import { TimerOutsideTransactionError } from './timer.errors';
+import { TimerLockNotFoundError, TimerOutsideTransactionError } from './timer.errors';
 import { TimerService } from './timer.service';
 import type { FiredTimer, TimerPayload } from './timer.types';
 
@@ -26,6 +26,7 @@ type Behaviour = (
 const BEHAVIOUR = Symbol('BEHAVIOUR');
 const TIMERS = `"${SCHEMA}"."timers"`;
 const EFFECTS = `"${SCHEMA}"."effects"`;
+const AGGREGATES = `"${SCHEMA}"."aggregates"`;
 
 /** What a service's timer handler looks like: a provider method marked with @OnTimer. */
 @Injectable()
@@ -35,6 +36,35 @@ class PlacementTimeouts {
   @OnTimer('placement-timeout')
   onTimeout(payload: TimerPayload, manager: EntityManager, timer: FiredTimer): Promise<void> {
     return this.behaviour(payload, manager, timer);
+  }
+}
+
+/**
+ * A deadline of an aggregate whose other writers lock the aggregate, then its timers: the
+ * handler locks the aggregate first (`lockFirst`), so the firing takes them in that order too.
+ */
+@Injectable()
+class AggregateDeadlines {
+  @OnTimer('aggregate-deadline', { lockFirst: 'lockAggregate' })
+  async onDeadline(payload: TimerPayload, manager: EntityManager, timer: FiredTimer) {
+    await manager.query(`SELECT id FROM ${AGGREGATES} WHERE id = $1 FOR UPDATE`, [payload.id]);
+    await manager.query(
+      `INSERT INTO ${EFFECTS} (consumer, event_id, subject, version) VALUES ('timer', $1, $2, $3)`,
+      [timer.key, timer.name, timer.attempt],
+    );
+  }
+
+  lockAggregate(payload: TimerPayload, manager: EntityManager): Promise<unknown> {
+    return manager.query(`SELECT id FROM ${AGGREGATES} WHERE id = $1 FOR UPDATE`, [payload.id]);
+  }
+}
+
+/** Names a lock method it does not have. */
+@Injectable()
+class MisnamedLock {
+  @OnTimer('misnamed', { lockFirst: 'lockNothing' })
+  onDeadline(): Promise<void> {
+    return Promise.resolve();
   }
 }
 
@@ -76,6 +106,7 @@ describe('durable timers', () => {
     behaviour: (outbox: OutboxWriter) => Behaviour = recordAndAnnounce,
     timers: TimerTuning = {},
     poolSize?: number,
+    handlers: Array<new (...args: never[]) => unknown> = [],
   ): Promise<{ app: INestApplicationContext; dataSource: DataSource }> {
     const dataSource = await openServiceDatabase(db.url, poolSize);
     const options = messagingOptions({ timers });
@@ -84,6 +115,7 @@ describe('durable timers', () => {
       providers: [
         { provide: BEHAVIOUR, useFactory: behaviour, inject: [OutboxWriter] },
         PlacementTimeouts,
+        ...handlers,
       ],
     })
     class FeatureModule {}
@@ -96,10 +128,15 @@ describe('durable timers', () => {
     })
     class RootModule {}
 
-    const app = await NestFactory.createApplicationContext(RootModule, {
-      logger: ['error', 'warn'],
-    });
-    await app.init();
+    let app: INestApplicationContext | undefined;
+    try {
+      app = await NestFactory.createApplicationContext(RootModule, { logger: ['error', 'warn'] });
+      await app.init();
+    } catch (error) {
+      await app?.close();
+      await dataSource.destroy();
+      throw error;
+    }
     const replica = { app, dataSource };
     replicas.push(replica);
     return replica;
@@ -347,6 +384,82 @@ describe('durable timers', () => {
     expect(Number(row.delay_ms)).toBeGreaterThanOrEqual(299);
     expect(Number(row.delay_ms)).toBeLessThan(1_000);
     expect(Number(row.late_ms)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('fires a timer whose handler locks its aggregate first without deadlocking a writer that holds the aggregate and cancels the timer', async () => {
+    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
+    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-1') ON CONFLICT DO NOTHING`);
+    const replica = await startReplica(recordAndAnnounce, {}, undefined, [AggregateDeadlines]);
+    const timers = replica.app.get(TimerService);
+    const writer = observer.createQueryRunner();
+    await writer.connect();
+    try {
+      // A writer of the aggregate (a partner's event, say) holds it while the timer falls due.
+      await writer.startTransaction();
+      await writer.query(`SELECT id FROM ${AGGREGATES} WHERE id = 'a-1' FOR UPDATE`);
+      await replica.dataSource.transaction((manager) =>
+        timers.schedule(manager, {
+          name: 'aggregate-deadline',
+          key: 'deadline-1',
+          fireAt: new Date(),
+          payload: { id: 'a-1' },
+        }),
+      );
+      await waitFor('the firing to wait for the aggregate', async () => {
+        const [row] = await observer.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return row.waiting > 0;
+      });
+      // Then the writer cancels the timer. Had the firing locked the timer's row before the
+      // aggregate, this would wait for it while it waits for the writer: a deadlock, which
+      // PostgreSQL breaks after deadlock_timeout (1 s) by failing one of the two. The lock
+      // timeout makes that wait fail here at once instead.
+      await writer.query(`SET LOCAL lock_timeout = '300ms'`);
+      const cancelled = await timers.cancel(writer.manager, 'aggregate-deadline', 'deadline-1');
+      await writer.commitTransaction();
+      expect(cancelled).toMatchObject({ fireAt: expect.any(Date) });
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await writer.release();
+    }
+    // The firing then gets the aggregate, finds its timer cancelled and runs nothing.
+    await waitFor('the firing to end', async () => {
+      const [row] = await observer.query(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return row.waiting === 0;
+    });
+    await stop(replica);
+    expect(await effects()).toEqual([]);
+    const [left] = await observer.query(
+      `SELECT count(*)::int AS n FROM ${TIMERS} WHERE name = 'aggregate-deadline'`,
+    );
+    expect(left.n).toBe(0);
+  });
+
+  it('fires a timer whose handler locks its aggregate first, the aggregate free', async () => {
+    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
+    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-2') ON CONFLICT DO NOTHING`);
+    const replica = await startReplica(recordAndAnnounce, {}, undefined, [AggregateDeadlines]);
+    await replica.dataSource.transaction((manager) =>
+      replica.app.get(TimerService).schedule(manager, {
+        name: 'aggregate-deadline',
+        key: 'deadline-2',
+        fireAt: new Date(),
+        payload: { id: 'a-2' },
+      }),
+    );
+    await waitFor('the timer to fire', async () => (await effects()).length > 0);
+    expect(await effects()).toEqual([{ key: 'deadline-2', attempt: 1 }]);
+  });
+
+  it('refuses to start when a timer names a lockFirst method its provider does not have', async () => {
+    await expect(startReplica(recordAndAnnounce, {}, undefined, [MisnamedLock])).rejects.toThrow(
+      TimerLockNotFoundError,
+    );
   });
 
   it('refuses to schedule or cancel outside a transaction', async () => {

@@ -263,20 +263,28 @@ export class TimerPoller {
     // The attempt is counted in its own committed statement before the handler runs: a
     // handler that kills the process has used it all the same, and is parked after N. The
     // same statement renews the lease, so a timer that waited in its batch behind slower ones
-    // starts with a whole lease; from the firing's first statement on, its row lock (not the
-    // lease) keeps every other poller off it, however long the handler runs.
-    const [, counted]: [unknown, number] = await this.dataSource.query(
+    // starts with a whole lease; once the firing has marked the row, its row lock (not the
+    // lease) keeps every other poller off it, however long the handler runs. (A firing that
+    // waits for its `lockFirst` past the lease may lose the timer to another replica: its
+    // mark then finds the row taken and it runs nothing.) The statement also reads the
+    // payload that `lockFirst` locks by.
+    const [counted]: [Array<{ payload: TimerPayload }>, number] = await this.dataSource.query(
       `UPDATE ${this.table}
        SET attempts = attempts + 1, locked_until = now() + $4 * interval '1 millisecond',
            updated_at = now()
-       WHERE name = $1 AND key = $2 AND locked_by = $3 AND fired_at IS NULL AND dead_at IS NULL`,
+       WHERE name = $1 AND key = $2 AND locked_by = $3 AND fired_at IS NULL AND dead_at IS NULL
+       RETURNING payload`,
       [name, key, this.instance, this.leaseMs],
     );
-    if (counted === 0) return; // cancelled, rescheduled or taken over since the claim
+    if (counted.length === 0) return; // cancelled, rescheduled or taken over since the claim
+    const lockFirst = this.registry.lockFirst(name);
     try {
       await runWithContext({ requestId: randomUUID() }, () =>
         this.dataSource.transaction(async (manager) => {
-          // Marking first takes the row lock (a concurrent cancel or poller waits on it) and
+          // What the handler changes is locked before the timer's row when it says so, in the
+          // order its other writers take them (docs/adr/0061); a cancel meanwhile is seen below.
+          if (lockFirst) await lockFirst(counted[0].payload, manager);
+          // Marking takes the row lock (a concurrent cancel or poller waits on it) and
           // lets the handler schedule the same name + key again for a next round.
           const [rows]: [FiringTimer[], number] = await manager.query(
             `UPDATE ${this.table}

@@ -48,3 +48,12 @@ export type TimerHandler<P extends TimerPayload = TimerPayload> = (
   manager: EntityManager,
   timer: FiredTimer<P>,
 ) => Promise<void>;
+
+/**
+ * Locks what a timer's handler will change, in the firing's transaction, before the timer's
+ * row is marked fired (`@OnTimer`'s `lockFirst`, docs/adr/0061).
+ */
+export type TimerLock<P extends TimerPayload = TimerPayload> = (
+  payload: P,
+  manager: EntityManager,
+) => Promise<unknown>;

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventTypes, merchantAnnouncementLabel, type MerchantConfigured } from '@comanda/contracts';
+import { TimerService } from '@comanda/messaging';
 import { UnitOfWork } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { waitFor } from '@comanda/testing';
@@ -189,6 +190,64 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       ['annulment', 'succeeded'],
     ]);
     expect(harness.typesOf(orderId)).not.toContain(EventTypes.PaymentAuthorized);
+  });
+
+  it("lets a partner's event that holds the payment cancel the deadline falling due meanwhile, without a deadlock", async () => {
+    harness.partner.script('racing-deadline', (operation) =>
+      operation.operationType === 'registration' ? { status: 202 } : succeed(operation, 1),
+    );
+    const orderId = await harness.checkout(MERCHANT, 'racing-deadline');
+    const pending = await waitFor('the registration to be accepted', async () => {
+      const payment = await paymentOf(harness, orderId);
+      const [operation] = payment.operations;
+      return operation?.status === 'accepted' && { payment, operation };
+    });
+    const dataSource = harness.service.app.get(DataSource);
+    const event = dataSource.createQueryRunner();
+    await event.connect();
+    try {
+      // As applying a partner's event does: the payment first, then its timers.
+      await event.startTransaction();
+      await event.query('SELECT id FROM payments.payments WHERE id = $1 FOR UPDATE', [
+        pending.payment.id,
+      ]);
+      await harness.query(
+        `UPDATE payments.timers SET fire_at = now(), next_attempt_at = now()
+         WHERE name = 'payment-operation-timeout' AND key = $1`,
+        [pending.operation.operationId],
+      );
+      await waitFor('the deadline to wait for the payment', async () => {
+        const [row] = await harness.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return row.waiting > 0;
+      });
+      // Had the firing locked its timer's row before the payment, this cancel would wait for
+      // it while it waits for the payment: PostgreSQL would fail one of them after 1 s.
+      await event.query(`SET LOCAL lock_timeout = '300ms'`);
+      const cancelled = await harness.service.app
+        .get(TimerService)
+        .cancel(event.manager, 'payment-operation-timeout', pending.operation.operationId);
+      await event.commitTransaction();
+      expect(cancelled).toBeDefined();
+    } finally {
+      if (event.isTransactionActive) await event.rollbackTransaction();
+      await event.release();
+    }
+    // The deadline then finds itself cancelled: nothing timed out.
+    await waitFor('the deadline to end', async () => {
+      const [row] = await harness.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return row.waiting === 0;
+    });
+    const payment = await paymentOf(harness, orderId);
+    expect(payment.operations.map((operation) => operation.status)).toEqual(['accepted']);
+    expect(payment.events.map((recorded) => recorded.trigger)).not.toContain(
+      'registration_timed_out',
+    );
   });
 
   it('fails at once, without waiting for the timeout, when the partner answers 400 (rule 7)', async () => {
