@@ -406,6 +406,63 @@ describe('outbox writer and relay wake-up', () => {
 });
 
 /**
+ * A transaction of the relay's own process that wrote to the outbox wakes the relay when it
+ * commits, without the round trip of its notification through the database.
+ */
+describe('outbox relay of the process that committed the rows', () => {
+  it('publishes at the commit, not when the notification comes back', async () => {
+    const db = await createTestDatabase('outbox-commit-wake');
+    const ds = await openServiceDatabase(db.url);
+    const bus = new InProcessBus();
+    const received: string[] = [];
+    const handle = await bus.subscribe({
+      queue: 'svc.commit-wake',
+      eventTypes: [EventTypes.ConfigUpdated],
+      handler: async ({ event }) => {
+        received.push(event.id);
+      },
+    });
+    // Polls once an hour: only a wake-up publishes within the test.
+    const relay = new OutboxRelay(ds, bus, messagingOptions({ relayPollMs: 3_600_000 }));
+    const writer = new OutboxWriter(messagingOptions());
+    try {
+      relay.start();
+      await waitFor('the relay to lead', () => relay.isLeader());
+      // Its listener stops hearing the writers' notifications (it keeps the leader's lock).
+      const listener = (relay as unknown as { listener: { query(sql: string): Promise<unknown> } })
+        .listener;
+      await listener.query('UNLISTEN *');
+      const event = await ds.transaction((manager) =>
+        writer.add(manager, configUpdated('commit-wake-1', 1)),
+      );
+      await waitFor('the event published', () => received.includes(event.id), {
+        timeoutMs: 5_000,
+      });
+      // A rolled-back write wakes nothing and leaves nothing behind for the next commit.
+      await ds
+        .transaction(async (manager) => {
+          await writer.add(manager, configUpdated('commit-wake-2', 1));
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      const next = await ds.transaction((manager) =>
+        writer.add(manager, configUpdated('commit-wake-3', 1)),
+      );
+      await waitFor('the next event published', () => received.includes(next.id), {
+        timeoutMs: 5_000,
+      });
+      expect(received).toEqual([event.id, next.id]);
+    } finally {
+      await relay.stop();
+      await handle.cancel();
+      await bus.close();
+      await ds.destroy();
+      await db.drop();
+    }
+  });
+});
+
+/**
  * The listener connection is outside the pool, so outside the statement deadline's watch: a
  * server that stops answering it (a frozen host, a network that drops the way back) must not
  * hold the relay's rounds for good.

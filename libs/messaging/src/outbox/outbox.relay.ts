@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
 import { withinStatementDeadline } from '@comanda/persistence';
 import { Client, type Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntitySubscriberInterface, type TransactionCommitEvent } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { MESSAGE_BUS, type MessageBus, type MessageHeaders } from '../bus/message-bus';
 import { classifyFailure } from '../bus/failure-kind';
@@ -14,7 +14,7 @@ import {
   qualifiedTable,
   type MessagingOptions,
 } from '../messaging.options';
-import { outboxChannel } from './outbox-channel';
+import { outboxChannel, outboxWrittenMark } from './outbox-channel';
 import { deleteInBatches } from '../polling/delete-in-batches';
 import { loggedLoopFailures, PollingLoop, type LoopState } from '../polling/polling-loop';
 
@@ -40,7 +40,9 @@ export interface RelayBatchResult {
 
 /**
  * Publishes committed outbox rows through the bus (docs/adr/0009-relay-leadership.md). Woken
- * by NOTIFY from the writer, with polling as the fallback. One relay per service schema is
+ * when a transaction of its own process that wrote rows commits, by NOTIFY from the writers of
+ * other processes (and its own: the earlier of the two starts the round), with polling as the
+ * fallback. One relay per service schema is
  * active at a time: the one whose listener connection holds the schema's advisory lock; the
  * others stand by and take over within a poll when its connection ends. The active relay
  * reads a batch of unpublished rows in position order through the partial index (its cost
@@ -72,6 +74,11 @@ export class OutboxRelay {
   private batching: Promise<unknown> = Promise.resolve();
   private transientFailures = 0;
   private nextCleanupAt = 0;
+  /**
+   * Wakes the loop when a transaction of this process that wrote to the outbox commits: the
+   * round starts then, not when the database's notification comes back to the listener.
+   */
+  private readonly commits: EntitySubscriberInterface;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -96,16 +103,35 @@ export class OutboxRelay {
       report.onError,
       report.onRecovered,
     );
+    const mark = outboxWrittenMark(this.channel);
+    const settled = ({ queryRunner }: TransactionCommitEvent): boolean => {
+      // A savepoint released or rolled back leaves the outer transaction open: not yet.
+      if (queryRunner.isTransactionActive || !queryRunner.data[mark]) return false;
+      delete queryRunner.data[mark];
+      return true;
+    };
+    this.commits = {
+      afterTransactionCommit: (event) => {
+        if (settled(event)) this.loop.wake();
+      },
+      afterTransactionRollback: (event) => void settled(event),
+    };
   }
 
   start(): void {
     this.closing = false;
+    if (!this.dataSource.subscribers.includes(this.commits)) {
+      this.dataSource.subscribers.push(this.commits);
+    }
     this.loop.start();
   }
 
   /** Stops polling and listening (giving up leadership); the batch in progress is finished first. */
   async stop(): Promise<void> {
     this.closing = true;
+    const subscribers = this.dataSource.subscribers;
+    if (subscribers.includes(this.commits))
+      subscribers.splice(subscribers.indexOf(this.commits), 1);
     await this.loop.stop();
     await this.batching;
     await this.closeListener();

@@ -9,7 +9,7 @@ import {
 import type { EntityManager } from 'typeorm';
 import type { MessageHeaders } from '../bus/message-bus';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
-import { outboxChannel } from './outbox-channel';
+import { outboxChannel, outboxWrittenMark } from './outbox-channel';
 import { OutboxOutsideTransactionError } from './outbox.errors';
 
 /** Writes events into the service's outbox, in the caller's transaction. */
@@ -18,12 +18,14 @@ export class OutboxWriter {
   private readonly source: string;
   private readonly table: string;
   private readonly channel: string;
+  private readonly writtenMark: string;
   private readonly insertSql: string;
 
   constructor(@Inject(MESSAGING_OPTIONS) options: MessagingOptions) {
     this.source = `/comanda/${options.service}`;
     this.table = qualifiedTable(options.schema, 'outbox');
     this.channel = outboxChannel(options.schema);
+    this.writtenMark = outboxWrittenMark(this.channel);
     // A MATERIALIZED CTE runs exactly once; the InitPlan that counts it runs before the
     // first row is read, so every aggregate's turn is taken before any row gets a position.
     this.insertSql = `WITH turn AS MATERIALIZED (
@@ -84,6 +86,8 @@ export class OutboxWriter {
       aggregates,
       this.channel,
     ]);
+    // The relay of this process starts at the commit (the notification still wakes the others).
+    manager.queryRunner.data[this.writtenMark] = true;
     return envelopes;
   }
 }
