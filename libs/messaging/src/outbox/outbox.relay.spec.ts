@@ -1,6 +1,7 @@
 import { runWithContext } from '@comanda/context';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { createTestDatabase, TcpProxy, waitFor, type TestDatabase } from '@comanda/testing';
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { DEFAULT_RETRY_POLICY, type MessageBus, type SubscriptionHandle } from '../bus/message-bus';
 import { InProcessBus } from '../in-process/in-process-bus';
@@ -379,10 +380,13 @@ describe('outbox writer and relay wake-up', () => {
       );
       return rows[0]?.pid;
     };
+    // Written by another process (its own data source): the relay's own commits wake it
+    // without the notification (see the test below).
+    const elsewhere = await openServiceDatabase(db.url);
     relay.start();
     try {
       const firstPid = await waitFor('the relay to listen', listenerPid);
-      const first = await ds.transaction((manager) =>
+      const first = await elsewhere.transaction((manager) =>
         writer.add(manager, configUpdated('notify-1', 1)),
       );
       await waitFor('the notified event', () => received.includes(first.id), { timeoutMs: 5_000 });
@@ -392,7 +396,7 @@ describe('outbox writer and relay wake-up', () => {
         const pid = await listenerPid();
         return pid !== undefined && pid !== firstPid;
       });
-      const second = await ds.transaction((manager) =>
+      const second = await elsewhere.transaction((manager) =>
         writer.add(manager, configUpdated('notify-1', 2)),
       );
       await waitFor('the event notified on the new listener', () => received.includes(second.id), {
@@ -401,64 +405,112 @@ describe('outbox writer and relay wake-up', () => {
     } finally {
       await relay.stop();
       await handle.cancel();
+      await elsewhere.destroy();
     }
   });
 });
 
 /**
  * A transaction of the relay's own process that wrote to the outbox wakes the relay when it
- * commits, without the round trip of its notification through the database.
+ * commits, without the round trip of its notification through the database (ADR 0062).
  */
-describe('outbox relay of the process that committed the rows', () => {
-  it('publishes at the commit, not when the notification comes back', async () => {
-    const db = await createTestDatabase('outbox-commit-wake');
-    const ds = await openServiceDatabase(db.url);
-    const bus = new InProcessBus();
-    const received: string[] = [];
-    const handle = await bus.subscribe({
+describe('outbox relay woken at the commits of its own data source', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let bus: InProcessBus;
+  let received: string[];
+  // Polls once an hour: only a wake-up publishes within a test.
+  const options = messagingOptions({ relayPollMs: 3_600_000 });
+  const writer = new OutboxWriter(options);
+  const relays: OutboxRelay[] = [];
+  type Listening = { listener?: { query(sql: string): Promise<unknown> } };
+  const listenerOf = (relay: OutboxRelay) => (relay as unknown as Listening).listener;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox-commit-wake');
+    ds = await openServiceDatabase(db.url);
+  });
+  beforeEach(async () => {
+    bus = new InProcessBus();
+    received = [];
+    await bus.subscribe({
       queue: 'svc.commit-wake',
       eventTypes: [EventTypes.ConfigUpdated],
       handler: async ({ event }) => {
         received.push(event.id);
       },
     });
-    // Polls once an hour: only a wake-up publishes within the test.
-    const relay = new OutboxRelay(ds, bus, messagingOptions({ relayPollMs: 3_600_000 }));
-    const writer = new OutboxWriter(messagingOptions());
+  });
+  afterEach(async () => {
+    for (const relay of relays.splice(0)) await relay.stop();
+    await bus.close();
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    await db.drop();
+  });
+
+  function relay(): OutboxRelay {
+    const created = new OutboxRelay(ds, bus, options);
+    relays.push(created);
+    return created;
+  }
+
+  it('publishes at the commit, not when the notification comes back', async () => {
+    const leader = relay();
+    leader.start();
+    await waitFor('the relay to lead', () => leader.isLeader());
+    // Its listener stops hearing the writers' notifications (it keeps the leader's lock).
+    await listenerOf(leader)?.query('UNLISTEN *');
+    const event = await ds.transaction((manager) =>
+      writer.add(manager, configUpdated('commit-wake-1', 1)),
+    );
+    await waitFor('the event published', () => received.includes(event.id), { timeoutMs: 5_000 });
+    // A rolled-back write wakes nothing and leaves nothing behind for the next commit.
+    await ds
+      .transaction(async (manager) => {
+        await writer.add(manager, configUpdated('commit-wake-2', 1));
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    const next = await ds.transaction((manager) =>
+      writer.add(manager, configUpdated('commit-wake-3', 1)),
+    );
+    await waitFor('the next event published', () => received.includes(next.id), {
+      timeoutMs: 5_000,
+    });
+    expect(received).toEqual([event.id, next.id]);
+  });
+
+  it('wakes the leader at the commit though a standby was started before it', async () => {
+    const standby = relay();
+    const leader = relay();
+    // Another holder of the schema's leader lock keeps both standing by while they start.
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
     try {
-      relay.start();
-      await waitFor('the relay to lead', () => relay.isLeader());
-      // Its listener stops hearing the writers' notifications (it keeps the leader's lock).
-      const listener = (relay as unknown as { listener: { query(sql: string): Promise<unknown> } })
-        .listener;
-      await listener.query('UNLISTEN *');
-      const event = await ds.transaction((manager) =>
-        writer.add(manager, configUpdated('commit-wake-1', 1)),
-      );
-      await waitFor('the event published', () => received.includes(event.id), {
-        timeoutMs: 5_000,
-      });
-      // A rolled-back write wakes nothing and leaves nothing behind for the next commit.
-      await ds
-        .transaction(async (manager) => {
-          await writer.add(manager, configUpdated('commit-wake-2', 1));
-          throw new Error('rolled back');
-        })
-        .catch(() => undefined);
-      const next = await ds.transaction((manager) =>
-        writer.add(manager, configUpdated('commit-wake-3', 1)),
-      );
-      await waitFor('the next event published', () => received.includes(next.id), {
-        timeoutMs: 5_000,
-      });
-      expect(received).toEqual([event.id, next.id]);
+      await holder.query('SELECT pg_advisory_lock(hashtext($1), hashtext($2))', [
+        'comanda:outbox-relay',
+        SCHEMA,
+      ]);
+      standby.start();
+      await waitFor('the standby to listen', () => listenerOf(standby) !== undefined);
+      leader.start();
+      await waitFor('the other relay to listen', () => listenerOf(leader) !== undefined);
     } finally {
-      await relay.stop();
-      await handle.cancel();
-      await bus.close();
-      await ds.destroy();
-      await db.drop();
+      await holder.end();
     }
+    // The second one takes the lead; it will hear no notification.
+    await waitFor('the second relay to lead', async () => {
+      await leader.publishBatch();
+      return leader.isLeader();
+    });
+    expect(standby.isLeader()).toBe(false);
+    await listenerOf(leader)?.query('UNLISTEN *');
+    const event = await ds.transaction((manager) =>
+      writer.add(manager, configUpdated('commit-wake-standby', 1)),
+    );
+    await waitFor('the event published', () => received.includes(event.id), { timeoutMs: 5_000 });
   });
 });
 

@@ -14,7 +14,7 @@ import {
   qualifiedTable,
   type MessagingOptions,
 } from '../messaging.options';
-import { outboxChannel, outboxWrittenMark } from './outbox-channel';
+import { notificationOrigin, outboxChannel, outboxWrittenMark } from './outbox-channel';
 import { deleteInBatches } from '../polling/delete-in-batches';
 import { loggedLoopFailures, PollingLoop, type LoopState } from '../polling/polling-loop';
 
@@ -104,17 +104,16 @@ export class OutboxRelay {
       report.onRecovered,
     );
     const mark = outboxWrittenMark(this.channel);
-    const settled = ({ queryRunner }: TransactionCommitEvent): boolean => {
-      // A savepoint released or rolled back leaves the outer transaction open: not yet.
-      if (queryRunner.isTransactionActive || !queryRunner.data[mark]) return false;
-      delete queryRunner.data[mark];
-      return true;
-    };
     this.commits = {
-      afterTransactionCommit: (event) => {
-        if (settled(event)) this.loop.wake();
+      // A query runner may run one transaction after another: each starts unmarked. (Every
+      // relay of the data source sees the mark: it is cleared at the next start only.)
+      beforeTransactionStart: ({ queryRunner }) => {
+        if (!queryRunner.isTransactionActive) delete queryRunner.data[mark];
       },
-      afterTransactionRollback: (event) => void settled(event),
+      // A savepoint released leaves the outer transaction open: not yet.
+      afterTransactionCommit: ({ queryRunner }: TransactionCommitEvent) => {
+        if (!queryRunner.isTransactionActive && queryRunner.data[mark]) this.loop.wake();
+      },
     };
   }
 
@@ -344,7 +343,11 @@ export class OutboxRelay {
       this.loop.wake();
       void client.end().catch(() => undefined);
     };
-    client.on('notification', () => this.loop.wake());
+    // A commit of this data source woke the relay already (see `commits`).
+    const ownOrigin = notificationOrigin(this.dataSource);
+    client.on('notification', ({ payload }) => {
+      if (payload !== ownOrigin) this.loop.wake();
+    });
     client.on('error', (error) => dropped(describeError(error)));
     client.on('end', () => dropped('connection ended'));
     try {

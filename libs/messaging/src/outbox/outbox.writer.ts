@@ -9,7 +9,7 @@ import {
 import type { EntityManager } from 'typeorm';
 import type { MessageHeaders } from '../bus/message-bus';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
-import { outboxChannel, outboxWrittenMark } from './outbox-channel';
+import { notificationOrigin, outboxChannel, outboxWrittenMark } from './outbox-channel';
 import { OutboxOutsideTransactionError } from './outbox.errors';
 
 /** Writes events into the service's outbox, in the caller's transaction. */
@@ -37,7 +37,7 @@ export class OutboxWriter {
       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(event, n)
       WHERE (SELECT count(*) FROM turn) > 0
       ORDER BY e.n
-      RETURNING pg_notify($5, '')`;
+      RETURNING pg_notify($5, $6)`;
   }
 
   /**
@@ -85,8 +85,9 @@ export class OutboxWriter {
       this.table,
       aggregates,
       this.channel,
+      notificationOrigin(manager.connection),
     ]);
-    // The relay of this process starts at the commit (the notification still wakes the others).
+    // The relays of this data source start at the commit; the notification wakes the others.
     manager.queryRunner.data[this.writtenMark] = true;
     return envelopes;
   }

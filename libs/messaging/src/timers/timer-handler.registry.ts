@@ -50,7 +50,10 @@ export class TimerHandlerRegistry {
         let lock: TimerLock | undefined;
         if (lockFirst !== undefined) {
           const method = (instance as Record<string, unknown>)[lockFirst];
-          if (typeof method !== 'function') throw new TimerLockNotFoundError(name, lockFirst);
+          // The handler itself would run twice, once before the timer's row is marked.
+          if (typeof method !== 'function' || method === target) {
+            throw new TimerLockNotFoundError(name, lockFirst);
+          }
           lock = (method as TimerLock).bind(instance);
         }
         this.discovered.set(name, (target as TimerHandler).bind(instance));

@@ -19,7 +19,7 @@ export class TimerLockNotFoundError extends MessagingError {
   constructor(name: string, method: string) {
     super(
       'messaging.timer_lock_not_found',
-      `@OnTimer('${name}') names lockFirst '${method}', which is not a method of its provider`,
+      `@OnTimer('${name}') names lockFirst '${method}', which is not another method of its provider`,
     );
   }
 }

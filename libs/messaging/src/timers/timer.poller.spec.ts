@@ -68,6 +68,15 @@ class MisnamedLock {
   }
 }
 
+/** Names its handler as its lock: the handler would run twice. */
+@Injectable()
+class SelfLock {
+  @OnTimer('self-locked', { lockFirst: 'onDeadline' })
+  onDeadline(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** Records the effect (key, attempt) and announces it through the outbox, in the timer's transaction. */
 function recordAndAnnounce(outbox: OutboxWriter): Behaviour {
   return async (_payload, manager, timer) => {
@@ -440,6 +449,48 @@ describe('durable timers', () => {
     expect(left.n).toBe(0);
   });
 
+  it('fires once, on its last attempt, a timer whose lockFirst waits past its lease while another replica polls', async () => {
+    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
+    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-3') ON CONFLICT DO NOTHING`);
+    const tuning = { leaseMs: 400, maxAttempts: 1, retryBaseMs: 100, retryMaxMs: 200 };
+    const first = await startReplica(recordAndAnnounce, tuning, undefined, [AggregateDeadlines]);
+    const writer = observer.createQueryRunner();
+    await writer.connect();
+    try {
+      await writer.startTransaction();
+      await writer.query(`SELECT id FROM ${AGGREGATES} WHERE id = 'a-3' FOR UPDATE`);
+      await first.dataSource.transaction((manager) =>
+        first.app.get(TimerService).schedule(manager, {
+          name: 'aggregate-deadline',
+          key: 'deadline-3',
+          fireAt: new Date(),
+          payload: { id: 'a-3' },
+        }),
+      );
+      await startReplica(recordAndAnnounce, tuning, undefined, [AggregateDeadlines]);
+      // The firing waits for the aggregate no longer than half its lease, gives the attempt
+      // back and tries again later; waiting on, the lease would run out and the other replica
+      // would park the timer as abandoned, its one attempt used.
+      await waitFor('a firing to give up its wait', async () => {
+        const row = await observer.query(
+          `SELECT last_error FROM ${TIMERS} WHERE name = 'aggregate-deadline' AND key = 'deadline-3'`,
+        );
+        return /lock timeout/.test(row[0]?.last_error ?? '');
+      });
+      await writer.commitTransaction();
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await writer.release();
+    }
+    await waitFor('the timer to fire', async () => (await effects()).length > 0);
+    const [row] = await observer.query(
+      `SELECT fired_at IS NOT NULL AS fired, dead_at IS NOT NULL AS dead FROM ${TIMERS}
+       WHERE name = 'aggregate-deadline' AND key = 'deadline-3'`,
+    );
+    expect(row).toEqual({ fired: true, dead: false });
+    expect(await effects()).toEqual([{ key: 'deadline-3', attempt: 1 }]);
+  });
+
   it('fires a timer whose handler locks its aggregate first, the aggregate free', async () => {
     await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
     await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-2') ON CONFLICT DO NOTHING`);
@@ -456,8 +507,11 @@ describe('durable timers', () => {
     expect(await effects()).toEqual([{ key: 'deadline-2', attempt: 1 }]);
   });
 
-  it('refuses to start when a timer names a lockFirst method its provider does not have', async () => {
-    await expect(startReplica(recordAndAnnounce, {}, undefined, [MisnamedLock])).rejects.toThrow(
+  it.each([
+    ['a method its provider does not have', MisnamedLock],
+    ['the handler itself', SelfLock],
+  ])('refuses to start when a timer names as its lockFirst %s', async (_what, provider) => {
+    await expect(startReplica(recordAndAnnounce, {}, undefined, [provider])).rejects.toThrow(
       TimerLockNotFoundError,
     );
   });

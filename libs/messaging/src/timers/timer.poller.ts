@@ -3,14 +3,14 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { runWithContext } from '@comanda/context';
 import { databaseUnavailable, lastRefusedForDatabaseAt } from '@comanda/persistence';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { deleteInBatches } from '../polling/delete-in-batches';
 import { loggedLoopFailures, PollingLoop, type LoopState } from '../polling/polling-loop';
 import { TimerHandlerRegistry } from './timer-handler.registry';
-import type { FiredTimer, TimerPayload } from './timer.types';
+import type { FiredTimer, TimerLock, TimerPayload } from './timer.types';
 
 /** Connections of the pool the poller never takes for firing timers. */
 const POOL_RESERVE = 2;
@@ -283,7 +283,7 @@ export class TimerPoller {
         this.dataSource.transaction(async (manager) => {
           // What the handler changes is locked before the timer's row when it says so, in the
           // order its other writers take them (docs/adr/0061); a cancel meanwhile is seen below.
-          if (lockFirst) await lockFirst(counted[0].payload, manager);
+          if (lockFirst) await this.lockFirstWithinLease(lockFirst, counted[0].payload, manager);
           // Marking takes the row lock (a concurrent cancel or poller waits on it) and
           // lets the handler schedule the same name + key again for a next round.
           const [rows]: [FiringTimer[], number] = await manager.query(
@@ -311,6 +311,25 @@ export class TimerPoller {
       if (databaseUnavailable(error)) this.troubleAt = Date.now();
       await this.recordFailure(name, key, error);
     }
+  }
+
+  /**
+   * Runs the handler's `lockFirst` with its lock waits bounded by half the lease: a firing that
+   * waited longer would let the lease run out, and another replica would count the attempt
+   * again, or park the timer as abandoned with its attempts used up. A lock timeout is a
+   * conflict the database asks to retry: the attempt is given back and the timer tried again
+   * after its back-off (`recordFailure`).
+   */
+  private async lockFirstWithinLease(
+    lockFirst: TimerLock,
+    payload: TimerPayload,
+    manager: EntityManager,
+  ): Promise<void> {
+    const waitMs = Math.max(1, Math.floor(this.leaseMs / 2));
+    await manager.query(`SELECT set_config('lock_timeout', $1, true)`, [`${waitMs}ms`]);
+    await lockFirst(payload, manager);
+    // The handler's own waits are as the service configured them.
+    await manager.query('SET LOCAL lock_timeout TO DEFAULT');
   }
 
   private async recordFailure(name: string, key: string, error: unknown): Promise<void> {

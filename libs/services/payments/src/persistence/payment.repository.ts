@@ -98,6 +98,8 @@ export class PaymentRepository {
 
   /** The payment, locked until the transaction ends: its triggers apply one at a time. */
   async lock(tx: Tx, id: string): Promise<Payment | undefined> {
+    // An id that is no UUID names no payment (a partner's event, a hand-edited timer).
+    if (!isUuid(id)) return undefined;
     const rows: PaymentRow[] = await tx.query(
       `SELECT * FROM ${table(tx, 'payments')} WHERE id = $1 FOR UPDATE`,
       [id],
