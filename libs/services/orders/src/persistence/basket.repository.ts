@@ -77,15 +77,4 @@ export class BasketRepository {
   async save(tx: Tx, basket: BasketEntity): Promise<void> {
     await tx.save(BasketEntity, basket);
   }
-
-  /** The basket became `orderId`: one UPDATE, without `save`'s read of the row first. */
-  async markCheckedOut(tx: Tx, basket: BasketEntity, orderId: string): Promise<void> {
-    await sqlRows(
-      tx,
-      `UPDATE ${entityColumns(tx, BasketEntity, 'b').table} SET order_id = $1
-       WHERE id = $2 AND tenant_id = $3`,
-      [orderId, basket.id, basket.tenantId],
-    );
-    basket.orderId = orderId;
-  }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { entityColumns, isUuid, sqlRows, type Tx } from '@comanda/persistence';
 import { OrderNotFoundError } from '../domain/order.errors';
 import type { OrderStatus } from '../domain/order';
+import { BasketEntity } from './basket.entity';
 import { OrderEntity } from './order.entity';
 
 @Injectable()
@@ -27,11 +28,22 @@ export class OrderRepository {
 
   /**
    * A new order: one INSERT, without `save`'s read of a row that cannot exist yet (and
-   * without a query builder: a checkout's hottest write).
+   * without a query builder: a checkout's hottest write). The basket it was checked out from
+   * is marked in the same statement (one round trip less per checkout).
    */
-  async insert(tx: Tx, order: OrderEntity): Promise<void> {
+  async insert(tx: Tx, order: OrderEntity, basket: BasketEntity): Promise<void> {
     const { text, values } = entityColumns(tx, OrderEntity, 'o').insert(order);
-    await sqlRows(tx, text, values);
+    const baskets = entityColumns(tx, BasketEntity, 'b').table;
+    const next = values.length;
+    await sqlRows(
+      tx,
+      `WITH checked_out AS (
+         UPDATE ${baskets} SET order_id = $${next + 1} WHERE id = $${next + 2} AND tenant_id = $${next + 3}
+       )
+       ${text}`,
+      [...values, order.id, basket.id, basket.tenantId],
+    );
+    basket.orderId = order.id;
   }
 
   /** A page of the tenant's orders in one status, oldest first, after the cursor. */

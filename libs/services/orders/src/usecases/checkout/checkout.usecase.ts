@@ -103,14 +103,14 @@ export class Checkout {
       updatedAt: now,
     } satisfies Partial<OrderEntity>);
     record(order, 'checked_out', now, { basketId: basket.id });
-    await this.baskets.markCheckedOut(tx, basket, order.id);
     // basket.checked_out, and the ready event when the order closes now, in one statement.
     await this.announcer.together(tx, async () => {
       await this.announcer.checkedOut(tx, order);
       if (order.status === 'ready') await this.closeOrder.execute(tx, order, now);
     });
-    // Written once, as it stands after closing: all of it commits together or not at all.
-    await this.orders.insert(tx, order);
+    // Written once, as it stands after closing, the basket marked checked out by the same
+    // statement: all of it commits together or not at all.
+    await this.orders.insert(tx, order, basket);
     const answer: CheckoutAnswer = { orderId: order.id, status: order.status };
     if (idempotencyKey !== undefined)
       await this.keys.remember(tx, tenantId, idempotencyKey, answer);
