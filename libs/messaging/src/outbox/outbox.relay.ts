@@ -40,11 +40,11 @@ export interface RelayBatchResult {
 
 /**
  * Publishes committed outbox rows through the bus (docs/adr/0009-relay-leadership.md). Woken
- * when a transaction of its own process that wrote rows commits, by NOTIFY from the writers of
- * other processes (and its own: the earlier of the two starts the round), with polling as the
- * fallback. One relay per service schema is
- * active at a time: the one whose listener connection holds the schema's advisory lock; the
- * others stand by and take over within a poll when its connection ends. The active relay
+ * when a transaction of its own data source that wrote rows commits, by NOTIFY from the
+ * writers of other processes and data sources (its own notifications pass: their commit woke
+ * it, docs/adr/0062), with polling as the fallback. One relay per service schema is active
+ * at a time: the one whose listener connection holds the schema's advisory lock; the others
+ * stand by and take over within a poll when its connection ends. The active relay
  * reads a batch of unpublished rows in position order through the partial index (its cost
  * follows the batch, not the backlog), skipping aggregates whose oldest row waits in
  * back-off, publishes each aggregate's rows in order (aggregates side by side), and marks

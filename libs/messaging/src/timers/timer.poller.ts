@@ -264,10 +264,10 @@ export class TimerPoller {
     // handler that kills the process has used it all the same, and is parked after N. The
     // same statement renews the lease, so a timer that waited in its batch behind slower ones
     // starts with a whole lease; once the firing has marked the row, its row lock (not the
-    // lease) keeps every other poller off it, however long the handler runs. (A firing that
-    // waits for its `lockFirst` past the lease may lose the timer to another replica: its
-    // mark then finds the row taken and it runs nothing.) The statement also reads the
-    // payload that `lockFirst` locks by.
+    // lease) keeps every other poller off it, however long the handler runs. (Before the
+    // mark, a `lockFirst` waits at most half the lease; should another replica take the timer
+    // all the same, the mark finds the row taken and this firing runs nothing.) The statement
+    // also reads the payload that `lockFirst` locks by.
     const [counted]: [Array<{ payload: TimerPayload }>, number] = await this.dataSource.query(
       `UPDATE ${this.table}
        SET attempts = attempts + 1, locked_until = now() + $4 * interval '1 millisecond',
