@@ -1,7 +1,7 @@
 import { Inject, Injectable, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
-import { DataSource, type EntityManager } from 'typeorm';
+import { createTestDatabase, lockWaiters, waitFor, type TestDatabase } from '@comanda/testing';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { InProcessBus } from '../in-process/in-process-bus';
 import { MessagingModule } from '../messaging.module';
 import type { TimerTuning } from '../messaging.options';
@@ -197,6 +197,42 @@ describe('durable timers', () => {
           last_error: string | null;
         }
       | undefined;
+  }
+
+  /** Aggregate `id` exists (the table made on first use). */
+  async function aggregate(id: string): Promise<void> {
+    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
+    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ($1) ON CONFLICT DO NOTHING`, [id]);
+  }
+
+  /** An `aggregate-deadline` of aggregate `id`, due now. */
+  async function scheduleDeadline(
+    replica: { app: INestApplicationContext; dataSource: DataSource },
+    key: string,
+    id: string,
+  ): Promise<void> {
+    await replica.dataSource.transaction((manager) =>
+      replica.app.get(TimerService).schedule(manager, {
+        name: 'aggregate-deadline',
+        key,
+        fireAt: new Date(),
+        payload: { id },
+      }),
+    );
+  }
+
+  /** A writer of aggregate `id` (a partner's event, say), holding it until it commits. */
+  async function holdAggregate(id: string): Promise<QueryRunner> {
+    const writer = observer.createQueryRunner();
+    await writer.connect();
+    await writer.startTransaction();
+    await writer.query(`SELECT id FROM ${AGGREGATES} WHERE id = $1 FOR UPDATE`, [id]);
+    return writer;
+  }
+
+  async function release(writer: QueryRunner): Promise<void> {
+    if (writer.isTransactionActive) await writer.rollbackTransaction();
+    await writer.release();
   }
 
   it('fires a timer whose deadline passed while the service was down once at the next start, late but not lost', async () => {
@@ -396,31 +432,17 @@ describe('durable timers', () => {
   });
 
   it('fires a timer whose handler locks its aggregate first without deadlocking a writer that holds the aggregate and cancels the timer', async () => {
-    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
-    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-1') ON CONFLICT DO NOTHING`);
+    await aggregate('a-1');
     const replica = await startReplica(recordAndAnnounce, {}, undefined, [AggregateDeadlines]);
     const timers = replica.app.get(TimerService);
-    const writer = observer.createQueryRunner();
-    await writer.connect();
+    // A writer of the aggregate holds it while the timer falls due.
+    const writer = await holdAggregate('a-1');
     try {
-      // A writer of the aggregate (a partner's event, say) holds it while the timer falls due.
-      await writer.startTransaction();
-      await writer.query(`SELECT id FROM ${AGGREGATES} WHERE id = 'a-1' FOR UPDATE`);
-      await replica.dataSource.transaction((manager) =>
-        timers.schedule(manager, {
-          name: 'aggregate-deadline',
-          key: 'deadline-1',
-          fireAt: new Date(),
-          payload: { id: 'a-1' },
-        }),
+      await scheduleDeadline(replica, 'deadline-1', 'a-1');
+      await waitFor(
+        'the firing to wait for the aggregate',
+        async () => (await lockWaiters(observer)) > 0,
       );
-      await waitFor('the firing to wait for the aggregate', async () => {
-        const [row] = await observer.query(
-          `SELECT count(*)::int AS waiting FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return row.waiting > 0;
-      });
       // Then the writer cancels the timer. Had the firing locked the timer's row before the
       // aggregate, this would wait for it while it waits for the writer: a deadlock, which
       // PostgreSQL breaks after deadlock_timeout (1 s) by failing one of the two. The lock
@@ -430,17 +452,10 @@ describe('durable timers', () => {
       await writer.commitTransaction();
       expect(cancelled).toMatchObject({ fireAt: expect.any(Date) });
     } finally {
-      if (writer.isTransactionActive) await writer.rollbackTransaction();
-      await writer.release();
+      await release(writer);
     }
     // The firing then gets the aggregate, finds its timer cancelled and runs nothing.
-    await waitFor('the firing to end', async () => {
-      const [row] = await observer.query(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return row.waiting === 0;
-    });
+    await waitFor('the firing to end', async () => (await lockWaiters(observer)) === 0);
     await stop(replica);
     expect(await effects()).toEqual([]);
     const [left] = await observer.query(
@@ -450,23 +465,12 @@ describe('durable timers', () => {
   });
 
   it('fires once, on its last attempt, a timer whose lockFirst waits past its lease while another replica polls', async () => {
-    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
-    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-3') ON CONFLICT DO NOTHING`);
+    await aggregate('a-3');
     const tuning = { leaseMs: 400, maxAttempts: 1, retryBaseMs: 100, retryMaxMs: 200 };
     const first = await startReplica(recordAndAnnounce, tuning, undefined, [AggregateDeadlines]);
-    const writer = observer.createQueryRunner();
-    await writer.connect();
+    const writer = await holdAggregate('a-3');
     try {
-      await writer.startTransaction();
-      await writer.query(`SELECT id FROM ${AGGREGATES} WHERE id = 'a-3' FOR UPDATE`);
-      await first.dataSource.transaction((manager) =>
-        first.app.get(TimerService).schedule(manager, {
-          name: 'aggregate-deadline',
-          key: 'deadline-3',
-          fireAt: new Date(),
-          payload: { id: 'a-3' },
-        }),
-      );
+      await scheduleDeadline(first, 'deadline-3', 'a-3');
       await startReplica(recordAndAnnounce, tuning, undefined, [AggregateDeadlines]);
       // The firing waits for the aggregate no longer than half its lease, gives the attempt
       // back and tries again later; waiting on, the lease would run out and the other replica
@@ -479,8 +483,7 @@ describe('durable timers', () => {
       });
       await writer.commitTransaction();
     } finally {
-      if (writer.isTransactionActive) await writer.rollbackTransaction();
-      await writer.release();
+      await release(writer);
     }
     await waitFor('the timer to fire', async () => (await effects()).length > 0);
     const [row] = await observer.query(
@@ -492,17 +495,9 @@ describe('durable timers', () => {
   });
 
   it('fires a timer whose handler locks its aggregate first, the aggregate free', async () => {
-    await observer.query(`CREATE TABLE IF NOT EXISTS ${AGGREGATES} (id text PRIMARY KEY)`);
-    await observer.query(`INSERT INTO ${AGGREGATES} (id) VALUES ('a-2') ON CONFLICT DO NOTHING`);
+    await aggregate('a-2');
     const replica = await startReplica(recordAndAnnounce, {}, undefined, [AggregateDeadlines]);
-    await replica.dataSource.transaction((manager) =>
-      replica.app.get(TimerService).schedule(manager, {
-        name: 'aggregate-deadline',
-        key: 'deadline-2',
-        fireAt: new Date(),
-        payload: { id: 'a-2' },
-      }),
-    );
+    await scheduleDeadline(replica, 'deadline-2', 'a-2');
     await waitFor('the timer to fire', async () => (await effects()).length > 0);
     expect(await effects()).toEqual([{ key: 'deadline-2', attempt: 1 }]);
   });

@@ -4,7 +4,7 @@ import { EventTypes, merchantAnnouncementLabel, type MerchantConfigured } from '
 import { TimerService } from '@comanda/messaging';
 import { UnitOfWork } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
-import { waitFor } from '@comanda/testing';
+import { lockWaiters, waitFor } from '@comanda/testing';
 import { PaymentView } from './http/payment.view';
 import { FakePartner, succeed, type ReceivedOperation } from './testing/fake-partner';
 import { PaymentsHarness, SECRET, SECRETS_KEY, TENANT } from './testing/payments-harness';
@@ -216,13 +216,10 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
          WHERE name = 'payment-operation-timeout' AND key = $1`,
         [pending.operation.operationId],
       );
-      await waitFor('the deadline to wait for the payment', async () => {
-        const [row] = await harness.query<{ waiting: number }>(
-          `SELECT count(*)::int AS waiting FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return row.waiting > 0;
-      });
+      await waitFor(
+        'the deadline to wait for the payment',
+        async () => (await lockWaiters(harness)) > 0,
+      );
       // Had the firing locked its timer's row before the payment, this cancel would wait for
       // it while it waits for the payment: PostgreSQL would fail one of them after 1 s.
       await event.query(`SET LOCAL lock_timeout = '300ms'`);
@@ -236,13 +233,7 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       await event.release();
     }
     // The deadline then finds itself cancelled: nothing timed out.
-    await waitFor('the deadline to end', async () => {
-      const [row] = await harness.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return row.waiting === 0;
-    });
+    await waitFor('the deadline to end', async () => (await lockWaiters(harness)) === 0);
     const payment = await paymentOf(harness, orderId);
     expect(payment.operations.map((operation) => operation.status)).toEqual(['accepted']);
     expect(payment.events.map((recorded) => recorded.trigger)).not.toContain(
@@ -532,14 +523,10 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
         () => 'written',
         (error: { code?: string }) => error.code,
       );
-    await waitFor('the second write to wait for the first', async () => {
-      const [row] = (await app
-        .get(DataSource)
-        .query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )) as Array<{ n: number }>;
-      return row.n > 0;
-    });
+    await waitFor(
+      'the second write to wait for the first',
+      async () => (await lockWaiters(app.get(DataSource))) > 0,
+    );
     commitFirst();
     expect((await first).created).toBe(true);
     expect(await second).toBe('merchant.id_taken');
