@@ -89,6 +89,37 @@ describe('BearerTokenVerifier', () => {
     await expect(verifier.verify(tampered)).rejects.toMatchObject({ status: 401 });
   });
 
+  it('never serves a token that ends like a verified one but differs before', async () => {
+    const token = await sign(key);
+    await verifier.verify(token);
+    // The same signature under another payload: the cache finds entries by a token's end.
+    const [header, payload, signature] = token.split('.');
+    const other = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as object;
+    const swapped = Buffer.from(JSON.stringify({ ...other, client_id: 'client-2' })).toString(
+      'base64url',
+    );
+    const forged = `${header}.${swapped}.${signature}`;
+    await expect(verifier.verify(forged)).rejects.toMatchObject({ status: 401 });
+    expect(verifier.knownPrincipal({ headers: { authorization: `Bearer ${forged}` } })).toBe(
+      undefined,
+    );
+    expect(await verifier.verify(token)).toMatchObject({ clientId: 'client-1' });
+  });
+
+  it('knows a verified token in any form of the header the pattern accepts', async () => {
+    const token = await sign(key);
+    const principal = await verifier.verify(token);
+    const known = (authorization: string) =>
+      verifier.knownPrincipal({ headers: { authorization } });
+    expect(known(`Bearer ${token}`)).toBe(principal);
+    expect(known(`bearer   ${token} `)).toBe(principal);
+    // Not a bearer header, or the token with something around it: not known.
+    expect(known(`Bearer ${token}x`)).toBe(undefined);
+    expect(known(`Bearer x${token}`)).toBe(undefined);
+    expect(known(`Basic ${token}`)).toBe(undefined);
+    expect(known(token)).toBe(undefined);
+  });
+
   it('fetches the key set once for many tokens of one issuer', async () => {
     for (let index = 0; index < 20; index++) await verifier.verify(await sign(key));
     expect(source.fetches).toBe(1);

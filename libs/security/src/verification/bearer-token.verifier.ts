@@ -28,6 +28,7 @@ interface IncomingRequest {
 class TokenRejection extends Error {}
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
+const BEARER_PREFIX = 'Bearer ';
 const CLOCK_TOLERANCE_SECONDS = 5;
 const JWKS_TIMEOUT_MS = 5000;
 /** Issuers (tenants) whose keys are kept at most; beyond it the oldest is dropped (and refetches later). */
@@ -76,7 +77,14 @@ export class BearerTokenVerifier {
    * request path then needs no promise. Undefined means "call `authenticate`".
    */
   knownPrincipal(request: IncomingRequest): Principal | undefined {
-    const token = bearerToken(request);
+    const header = request.headers.authorization;
+    if (typeof header !== 'string') return undefined;
+    // The usual form, `Bearer <token>`, without the pattern: only a verified token is ever
+    // found, and the pattern would have taken the same one out of this header. Any other form
+    // (another case, more spaces) through the pattern.
+    const token = header.startsWith(BEARER_PREFIX)
+      ? header.slice(BEARER_PREFIX.length)
+      : bearerTokenOf(header);
     return token === null ? undefined : this.verified.get(token);
   }
 
@@ -232,7 +240,10 @@ async function fetchJwks(uri: string): Promise<JSONWebKeySet> {
 
 function bearerToken(request: IncomingRequest): string | null {
   const header = request.headers.authorization;
-  if (typeof header !== 'string') return null;
+  return typeof header === 'string' ? bearerTokenOf(header) : null;
+}
+
+function bearerTokenOf(header: string): string | null {
   return BEARER.exec(header.trim())?.[1] ?? null;
 }
 
