@@ -1,4 +1,5 @@
-import { MAX_JSON_DEPTH, unstorableText } from './storable-text';
+import fc from 'fast-check';
+import { isStorable, MAX_JSON_DEPTH, unstorableText } from './storable-text';
 
 describe('text the database cannot store', () => {
   it('accepts ordinary unicode, emoji (surrogate pairs) and non-string values', () => {
@@ -42,5 +43,34 @@ describe('text the database cannot store', () => {
     let fits: unknown = 'leaf';
     for (let level = 0; level < MAX_JSON_DEPTH - 2; level += 1) fits = [fits];
     expect(unstorableText({ values: fits })).toEqual([]);
+  });
+
+  it('isStorable answers true exactly when unstorableText finds nothing', () => {
+    // Text mostly of the characters that matter: NUL, both halves of surrogates, pairs.
+    const suspect = fc.constantFrom('\u0000', '\ud800', '\udc00', '\ud83c\udf55', 'a', 'ü');
+    const text = fc.array(suspect, { maxLength: 4 }).map((parts) => parts.join(''));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(text, tie('node'), { maxKeys: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, (input) => {
+        expect(isStorable(input)).toBe(unstorableText(input).length === 0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('isStorable refuses nesting past the limit', () => {
+    let deep: unknown = 'leaf';
+    for (let level = 0; level <= MAX_JSON_DEPTH; level++) deep = [deep];
+    expect(isStorable(deep)).toBe(false);
+    expect(isStorable((deep as unknown[])[0])).toBe(true);
   });
 });

@@ -9,7 +9,11 @@ export const MAX_JSON_DEPTH = 64;
 // A UTF-16 surrogate without its partner: JSON can carry one as `\ud800`, UTF-8 cannot.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+// Any character textProblem looks at: most text has none, and is judged by this one test.
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+
 function textProblem(text: string): string | undefined {
+  if (!SUSPECT.test(text)) return undefined;
   // PostgreSQL text and jsonb cannot hold U+0000; the driver would answer with an error.
   if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (it has a lone surrogate)';
@@ -29,6 +33,26 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
+}
+
+/**
+ * Whether {@link unstorableText} finds nothing in `value`, without building its answer: the
+ * question every request asks, answered with no allocation (most input is storable).
+ */
+export function isStorable(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return textProblem(value) === undefined;
+  const isArray = Array.isArray(value);
+  if (!isArray && !isPlainObject(value)) return true;
+  if (depth >= MAX_JSON_DEPTH) return false;
+  if (isArray) {
+    for (const item of value) if (!isStorable(item, depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (textProblem(key) !== undefined || !isStorable(value[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /**
