@@ -56,6 +56,35 @@ describe('ConfigService (real database)', () => {
     expect(versions[0].dataTypes).toEqual({ tax: 'number' });
   });
 
+  it('the GETs answer, byte for byte, what the stored version reads as through its entity', async () => {
+    // The GETs take their output straight from SQL; listVersions maps the entity.
+    const text = (output: object) => JSON.stringify(output);
+    const values = { zone: 'Zürich 🍕', tax: 7.5, nested: { list: [1, 'two', null, true] } };
+    kit.clock.advance(1029);
+    const first = await kit.configs.create(alice, 'bytes', { id: 'bytes', values }, save);
+    kit.clock.advance(1001);
+    const second = await kit.configs.update(alice, 'bytes', { id: 'bytes', values: {} }, save);
+    const listed = await kit.configs.listVersions(alice, 'bytes', {
+      take: 2,
+      includeDeleted: false,
+      includeDatatypes: false,
+    });
+    const [two, one] = listed.map(text);
+    expect(text((await kit.configs.getVersion(alice, 'bytes', 1)).config)).toBe(one);
+    expect(text((await kit.configs.getVersion(alice, 'bytes', 2)).config)).toBe(two);
+    const current = await kit.configs.getCurrent(alice, 'bytes', { includeDeleted: false });
+    expect(text(current.config)).toBe(two);
+    // The same members and instants the saves answered (jsonb keeps its own member order).
+    expect(JSON.parse(one)).toEqual(first.config);
+    expect(JSON.parse(two)).toEqual(second.config);
+    kit.clock.advance(7);
+    const removed = await kit.configs.remove(alice, 'bytes', {});
+    const latest = await kit.configs.getCurrent(alice, 'bytes', { includeDeleted: true });
+    expect(text(latest.config)).toBe(text(removed.config));
+    expect(latest.version).toBe(2);
+    expect(latest.config.lastUpdateDate).not.toBe(second.config.lastUpdateDate);
+  });
+
   it('keeps each tenant and each entity its own namespace', async () => {
     await kit.configs.create(alice, 'menu', { id: 'menu' }, save);
     await expect(

@@ -34,15 +34,25 @@ export interface SaveOptions {
 
 const VERSION_KEY = 'config_versions_version_key';
 
-/** The columns of a version as ConfigVersionEntity names them, for the hot reads in SQL. */
-const VERSION_COLUMNS = `row_id AS "rowId", tenant_id AS "tenantId", entity, config_id AS "configId",
-  version, publisher, saved_by AS "savedBy", extension_references AS "extensionReferences",
-  "values", config_created_at AS "configCreatedAt", saved_at AS "savedAt",
-  deleted_at AS "deletedAt"`;
+/** An instant as `Date#toISOString` writes it (every stored instant has whole milliseconds). */
+function isoText(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * A version as the API answers it ({@link ConfigOutput}, members in its order) and its
+ * number: what the GETs need and nothing else, the instants already as text, so a read
+ * parses no `Date` and formats none (issue 10).
+ */
+const OUTPUT_COLUMNS = `config_id AS id, entity, version, publisher,
+  extension_references AS "extensionReferences", "values",
+  ${isoText('config_created_at')} AS "createdAt",
+  ${isoText('coalesce(deleted_at, saved_at)')} AS "lastUpdateDate",
+  deleted_at IS NOT NULL AS deleted`;
 
 /** The reads every config GET makes, as prepared SQL (no query builder per request). */
 function readStatements(schema: string) {
-  const from = `SELECT ${VERSION_COLUMNS} FROM "${schema}".config_versions`;
+  const from = `SELECT ${OUTPUT_COLUMNS} FROM "${schema}".config_versions`;
   return {
     current: `${from} WHERE tenant_id = $1 AND entity = $2 AND deleted_at IS NULL
       ORDER BY version DESC LIMIT 1`,
@@ -95,13 +105,13 @@ export class ConfigService {
     entity: string,
     options: { includeDeleted: boolean },
   ): Promise<ConfigResult> {
-    const [row] = await sqlRows<ConfigVersionEntity>(
+    const [config] = await sqlRows<ConfigOutput>(
       this.dataSource,
       options.includeDeleted ? this.reads.latest : this.reads.current,
       [actor.tenantId, entity],
     );
-    if (!row) throw new ConfigNotFoundError(entity);
-    return { config: toConfigOutput(row), version: row.version };
+    if (!config) throw new ConfigNotFoundError(entity);
+    return { config, version: config.version };
   }
 
   async listVersions(
@@ -123,13 +133,13 @@ export class ConfigService {
 
   /** Any saved version, removed or not: history stays readable. */
   async getVersion(actor: Actor, entity: string, version: number): Promise<ConfigResult> {
-    const [row] = await sqlRows<ConfigVersionEntity>(this.dataSource, this.reads.version, [
+    const [config] = await sqlRows<ConfigOutput>(this.dataSource, this.reads.version, [
       actor.tenantId,
       entity,
       version,
     ]);
-    if (!row) throw new ConfigVersionNotFoundError(entity, version);
-    return { config: toConfigOutput(row), version: row.version };
+    if (!config) throw new ConfigVersionNotFoundError(entity, version);
+    return { config, version: config.version };
   }
 
   /** Marks every version removed; answers the current one as it now reads. */
