@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { scopes } from './scope';
 
 /**
  * What follows a unit of work (an HTTP request, a consumed message, a fired timer) through
@@ -12,12 +12,10 @@ export interface RequestContext {
   tenantId?: string;
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
-
 export function runWithContext<T>(context: RequestContext, work: () => T): T {
-  return storage.run(context, work);
+  return scopes.run({ service: scopes.getStore()?.service, request: context }, work);
 }
 
 export function currentContext(): RequestContext | undefined {
-  return storage.getStore();
+  return scopes.getStore()?.request;
 }

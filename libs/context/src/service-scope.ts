@@ -1,6 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-const storage = new AsyncLocalStorage<string>();
+import { scopes } from './scope';
 
 /**
  * The service a piece of work belongs to. Standalone mode runs every service in one process,
@@ -9,9 +7,9 @@ const storage = new AsyncLocalStorage<string>();
  * and around each consumed message) instead of from whichever service created them first.
  */
 export function runInService<T>(service: string, work: () => T): T {
-  return storage.run(service, work);
+  return scopes.run({ service, request: scopes.getStore()?.request }, work);
 }
 
 export function currentService(): string | undefined {
-  return storage.getStore();
+  return scopes.getStore()?.service;
 }
