@@ -1,9 +1,11 @@
 import { routeUrl } from '@comanda/http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
+import { RouteDurations } from './route-durations';
 
-const MAX_CACHED_SERIES = 1000;
+/** Seconds: the upper bounds of the request duration histogram's buckets. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /**
  * Prometheus metrics of one service at `GET /metrics`: process metrics, request durations
@@ -22,13 +24,12 @@ export function serveMetrics(
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
+  const requests = new RouteDurations(
+    'http_request_duration_seconds',
+    'HTTP requests by method, route and status',
+    REQUEST_BUCKETS,
+    registry,
+  );
 
   if (dataSource && schema) {
     /**
@@ -91,25 +92,12 @@ export function serveMetrics(
     });
   }
 
-  // One child per method, route pattern and status (a finite set), found without hashing the
-  // labels on every request.
-  const series = new Map<string, ReturnType<typeof requests.labels>>();
-  const seriesOf = (method: string, route: string, status: number) => {
-    const key = `${status} ${method} ${route}`;
-    let child = series.get(key);
-    if (!child) {
-      child = requests.labels({ method, route, status: String(status) });
-      if (series.size < MAX_CACHED_SERIES) series.set(key, child);
-    }
-    return child;
-  };
-
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
     const route = routeUrl(request) ?? 'unmatched';
     if (route !== '/metrics' && !route.startsWith('/health')) {
-      seriesOf(request.method, route, reply.statusCode).observe(reply.elapsedTime / 1000);
+      requests.seriesOf(request.method, route, reply.statusCode).observe(reply.elapsedTime / 1000);
     }
     done();
   });
