@@ -22,14 +22,22 @@ export function poolOf(dataSource: DataSource): Pool {
  * per connection (prepared-statements.ts). Name the columns as the row type names them
  * (`config_id AS "configId"`); nothing caches rows, so a read sees the latest commit.
  */
-export async function sqlRows<Row>(
+export function sqlRows<Row>(
   source: DataSource | Tx,
   text: string,
   values: readonly unknown[],
 ): Promise<Row[]> {
-  if (source instanceof DataSource) {
-    const result = await poolOf(source).query(text, values as unknown[]);
-    return result.rows as Row[];
+  // Not `async`: while the request context's AsyncLocalStorage is in use, every `async`
+  // frame and `await` costs promises of their own, each through its hook (issue 10).
+  try {
+    if (source instanceof DataSource) {
+      return poolOf(source)
+        .query(text, values as unknown[])
+        .then((result) => result.rows as Row[]);
+    }
+    return source.query(text, values as unknown[]) as Promise<Row[]>;
+  } catch (error) {
+    // A data source not initialised fails the promise, as from an `async` function.
+    return Promise.reject(error as Error);
   }
-  return (await source.query(text, values as unknown[])) as Row[];
 }
