@@ -66,32 +66,57 @@ let prettyStream: DestinationStream | undefined;
 let jsonStream: DestinationStream | undefined;
 
 /**
- * stdout through pino's asynchronous writer (sonic-boom) holding bytes: each line is encoded
- * once, as it is written. Holding text, the writer measured each line's UTF-8 length, appended
- * it to a string and encoded the whole batch when it wrote it, about 1.2 µs more per line
- * (issue 10; bench/README.md). The writer is called as it is at each line, so pino's answer to
- * a closed stdout (it swaps the writer's methods for no-ops) still applies.
+ * JSON lines on stdout, the lines of one turn of the event loop written together: the first
+ * line of a turn schedules one write of all of them at the turn's end (`setImmediate`),
+ * through pino's synchronous writer (sonic-boom, which retries a full pipe and gives up on a
+ * closed one). Under load one write(2) carries the lines of every request the turn answered;
+ * a line alone goes out at once. An asynchronous writer instead handed each line (or two) to
+ * libuv's thread pool and back, the request line's largest cost (issue 10; bench/README.md).
+ * Lines not yet written when the process exits are written then.
  */
-function stdoutLines(): DestinationStream {
-  const bytes = pino.destination({ dest: 1, sync: false, contentMode: 'buffer' });
-  return {
-    // sonic-boom's types name strings only; holding bytes, it takes Buffers.
-    write: (line: string) => bytes.write(Buffer.from(line) as unknown as string),
-    flush: (callback?: (error?: Error) => void) => bytes.flush(callback),
-    flushSync: () => bytes.flushSync(),
-  } as DestinationStream;
+export class TurnBatchedLines {
+  private pending = '';
+  private scheduled = false;
+
+  constructor(private readonly out: DestinationStream & { flushSync(): void }) {
+    process.on('exit', () => this.flushSync());
+  }
+
+  write(line: string): void {
+    this.pending += line;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.endOfTurn);
+  }
+
+  private readonly endOfTurn = (): void => {
+    this.scheduled = false;
+    this.flushSync();
+  };
+
+  /** Writes what is pending now. */
+  flushSync(): void {
+    if (this.pending === '') return;
+    const lines = this.pending;
+    this.pending = '';
+    this.out.write(lines);
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    this.flushSync();
+    callback?.();
+  }
 }
 
 /**
- * The destination for a format: one shared pretty printer per process, or one asynchronous
- * JSON writer on stdout for every service of the process (lines logged while a write is under
- * way go out together in the next one, instead of a blocking write(2) per line on the request
- * path; a single writer keeps lines whole; pino flushes it on exit).
+ * The destination for a format: one shared pretty printer per process, or one JSON writer
+ * on stdout for every service of the process (a single writer keeps lines whole and in
+ * order), its lines written once per turn of the event loop ({@link TurnBatchedLines}).
  */
 export function logDestination(format: LogFormat): DestinationStream {
   const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   if (!pretty) {
-    jsonStream ??= stdoutLines();
+    jsonStream ??= new TurnBatchedLines(pino.destination({ dest: 1, sync: true }));
     return jsonStream;
   }
   prettyStream ??= pinoPretty({
