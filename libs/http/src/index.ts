@@ -45,5 +45,6 @@ export { MAX_IDENTIFIER_LENGTH } from './validation/identifier-length';
 export { addProblemAnswers, PROBLEM_SCHEMA } from './problem/problem-openapi';
 export { fillDtoSchemas } from './openapi/dto-schemas';
 export { isThenable } from './nest/thenable';
+export { httpRequestOf } from './nest/http-request-of';
 export { routeUrl } from './fastify/route-url';
 export { urlPath } from './request/url-path';

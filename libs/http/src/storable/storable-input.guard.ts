@@ -1,5 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { httpRequestOf } from '../nest/http-request-of';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { isStorable, unstorableText } from './storable-text';
 
@@ -15,7 +16,7 @@ import { isStorable, unstorableText } from './storable-text';
 @Injectable()
 export class StorableInputGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const request = httpRequestOf<FastifyRequest>(context);
     if (isStorable(request.params) && isStorable(request.query) && isStorable(request.body)) {
       return true;
     }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { currentContext } from '@comanda/context';
+import { httpRequestOf } from '@comanda/http';
 import { PUBLIC_ROUTE, REQUIRED_PERMISSIONS } from '../decorators/security-metadata';
 import { PLATFORM_TENANT_ID, type Permission } from '../permissions/permission-catalogue';
 import type { Principal } from '../principal';
@@ -38,12 +39,11 @@ export class AccessGuard implements CanActivate {
     const { isPublic, needed } = this.accessOf(context);
     if (isPublic) return true;
 
-    const http = context.switchToHttp();
-    const request = http.getRequest<Parameters<BearerTokenVerifier['authenticate']>[0]>();
+    const request = httpRequestOf<Parameters<BearerTokenVerifier['authenticate']>[0]>(context);
     const known = principalOf(request);
     if (known) return this.admit(request, known, needed);
     return this.verifier
-      .authenticate(request, http.getResponse())
+      .authenticate(request, context.switchToHttp().getResponse())
       .then((principal) => this.admit(request, principal, needed));
   }
 
