@@ -9,14 +9,15 @@ export const MAX_JSON_DEPTH = 64;
 // A UTF-16 surrogate without its partner: JSON can carry one as `\ud800`, UTF-8 cannot.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-// Any character textProblem looks at: most text has none, and is judged by this one test.
-const SUSPECT = /[\u0000\ud800-\udfff]/;
+// Either half of a surrogate pair: most text has none, and skips the look for a lone one.
+const SURROGATE = /[\ud800-\udfff]/;
 
 function textProblem(text: string): string | undefined {
-  if (!SUSPECT.test(text)) return undefined;
   // PostgreSQL text and jsonb cannot hold U+0000; the driver would answer with an error.
   if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
-  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (it has a lone surrogate)';
+  if (SURROGATE.test(text) && LONE_SURROGATE.test(text)) {
+    return 'must be valid Unicode (it has a lone surrogate)';
+  }
   return undefined;
 }
 
