@@ -78,7 +78,7 @@ export class TurnBatchedLines {
   private pending = '';
   private scheduled = false;
 
-  constructor(private readonly out: DestinationStream & { flushSync(): void }) {
+  constructor(private readonly out: DestinationStream) {
     process.on('exit', () => this.flushSync());
   }
 

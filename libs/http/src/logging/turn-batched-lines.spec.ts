@@ -6,7 +6,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('JSON lines written once per turn of the event loop', () => {
   const writes: string[] = [];
-  const out = { write: (text: string) => void writes.push(text), flushSync: () => undefined };
+  const out = { write: (text: string) => void writes.push(text) };
   let lines: TurnBatchedLines;
 
   beforeEach(() => {

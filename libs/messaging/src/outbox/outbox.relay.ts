@@ -128,9 +128,8 @@ export class OutboxRelay {
   /** Stops polling and listening (giving up leadership); the batch in progress is finished first. */
   async stop(): Promise<void> {
     this.closing = true;
-    const subscribers = this.dataSource.subscribers;
-    if (subscribers.includes(this.commits))
-      subscribers.splice(subscribers.indexOf(this.commits), 1);
+    const at = this.dataSource.subscribers.indexOf(this.commits);
+    if (at >= 0) this.dataSource.subscribers.splice(at, 1);
     await this.loop.stop();
     await this.batching;
     await this.closeListener();

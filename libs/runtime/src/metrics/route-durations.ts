@@ -17,7 +17,7 @@ interface Series extends DurationSeries {
 /** A value as prom-client's own histogram hands it to its registry. */
 interface ExportedValue {
   labels: Record<string, string | number>;
-  sharedLabels: Record<string, string>;
+  sharedLabels: Readonly<Record<string, string>>;
   value: number;
   metricName: string;
   exemplar: null | undefined;
@@ -80,14 +80,20 @@ export class RouteDurations {
     const values: ExportedValue[] = [];
     const bucketName = `${this.name}_bucket`;
     for (const series of this.series.values()) {
+      const line = (
+        labels: ExportedValue['labels'],
+        value: number,
+        metricName: string,
+        exemplar: null | undefined,
+      ) => values.push({ labels, sharedLabels: series.labels, value, metricName, exemplar });
       let cumulative = 0;
       this.buckets.forEach((bound, index) => {
         cumulative += series.counts[index];
-        values.push(this.value({ le: bound }, series, cumulative, bucketName, null));
+        line({ le: bound }, cumulative, bucketName, null);
       });
-      values.push(this.value({ le: '+Inf' }, series, series.count, bucketName, null));
-      values.push(this.value({}, series, series.sum, `${this.name}_sum`, undefined));
-      values.push(this.value({}, series, series.count, `${this.name}_count`, undefined));
+      line({ le: '+Inf' }, series.count, bucketName, null);
+      line({}, series.sum, `${this.name}_sum`, undefined);
+      line({}, series.count, `${this.name}_count`, undefined);
     }
     return {
       name: this.name,
@@ -112,15 +118,5 @@ export class RouteDurations {
 
   reset(): void {
     this.series.clear();
-  }
-
-  private value(
-    labels: Record<string, string | number>,
-    series: Series,
-    value: number,
-    metricName: string,
-    exemplar: null | undefined,
-  ): ExportedValue {
-    return { labels, sharedLabels: { ...series.labels }, value, metricName, exemplar };
   }
 }
