@@ -21,6 +21,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
@@ -48,6 +49,8 @@ const DRAIN_MS = 10_000;
 const TENANT = `bench-${randomBytes(3).toString('hex')}`;
 const CHAIN_TENANT = 'bench-chain';
 const LOG_PREFIX = 'comanda-bench-checkout';
+// The platform writes its profiles there; a missing directory would leave the run waiting.
+if (process.env.BENCH_PROFILE) mkdirSync(process.env.BENCH_PROFILE, { recursive: true });
 
 interface Measurement {
   latencies: number[];
