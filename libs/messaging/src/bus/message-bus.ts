@@ -95,6 +95,15 @@ export interface MessageBus {
    * crash the outbox publishes the event afresh), so every delivery is counted there.
    */
   readonly flagsRedeliveries?: boolean;
+  /**
+   * True when `publish` resolves once the message is queued, and messages published one
+   * after another without waiting for those confirms are queued in the order published
+   * (RabbitMQ: one confirm channel). The outbox relay then sends an aggregate's events back
+   * to back (ADR 0064). The in-process bus resolves once every consumer has handled the
+   * message, so events published together would be handled side by side: the relay waits
+   * for each there, and an aggregate's events are handled one after another.
+   */
+  readonly queuesInPublishOrder?: boolean;
   /** True while connected and able to publish. */
   isReady(): boolean;
   close(): Promise<void>;

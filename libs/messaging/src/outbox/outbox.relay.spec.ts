@@ -3,7 +3,12 @@ import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { createTestDatabase, TcpProxy, waitFor, type TestDatabase } from '@comanda/testing';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { DEFAULT_RETRY_POLICY, type MessageBus, type SubscriptionHandle } from '../bus/message-bus';
+import {
+  DEFAULT_RETRY_POLICY,
+  type MessageBus,
+  type MessageHeaders,
+  type SubscriptionHandle,
+} from '../bus/message-bus';
 import { InProcessBus } from '../in-process/in-process-bus';
 import { Inbox } from '../inbox/inbox.service';
 import { OutboxOutsideTransactionError } from './outbox.errors';
@@ -21,6 +26,20 @@ import {
 } from './test-support/messaging-test-env';
 
 const OUTBOX = `"${SCHEMA}"."outbox"`;
+
+/** A bus whose publish runs `script`, which publishes the event through `publish` (or not). */
+class HookedBus extends ObservedBus {
+  constructor(
+    inner: MessageBus,
+    private readonly script: (event: CloudEvent, publish: () => Promise<void>) => Promise<void>,
+  ) {
+    super(inner);
+  }
+
+  override publish(event: CloudEvent, headers?: MessageHeaders): Promise<void> {
+    return this.script(event, () => super.publish(event, headers));
+  }
+}
 const EFFECTS = `"${SCHEMA}"."effects"`;
 
 describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBus) => {
@@ -291,6 +310,97 @@ describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBu
       'refused-2#2',
       'refused-2#3',
     ]);
+  });
+
+  // RabbitMQ queues a channel's messages in the order sent; the in-process bus confirms once
+  // the message is handled, so the relay waits for each there (ADR 0064).
+  const backToBack = kind === 'RabbitMQ';
+
+  it(`sends an aggregate's rows in order, ${backToBack ? 'the later ones without waiting for the confirm of the earlier' : 'each after the confirm of the one before'}`, async () => {
+    const consumer = 'back-to-back.effects';
+    const deliveries: string[] = [];
+    await consume(consumer, ds, deliveries);
+    const sent: string[] = [];
+    let confirmFirst: () => void = () => undefined;
+    const firstHeld = new Promise<void>((resolve) => (confirmFirst = resolve));
+    // The first row's confirm is held until the second row is sent, or for 1 s: a relay that
+    // waits for each confirm sends the second only then.
+    const holding = setTimeout(confirmFirst, 1_000);
+    cleanups.push(async () => clearTimeout(holding));
+    let sentBeforeFirstConfirmed = false;
+    let firstConfirmed = false;
+    const bus = new HookedBus(env.connect(), async (event, publish) => {
+      const version = (event.data as { version: number }).version;
+      sent.push(`${event.subject}#${version}`);
+      if (version === 1) {
+        await publish();
+        await firstHeld;
+        firstConfirmed = true;
+        return;
+      }
+      sentBeforeFirstConfirmed = !firstConfirmed;
+      confirmFirst();
+      await publish();
+    });
+    const written = await ds.transaction(async (manager) => [
+      await writer.add(manager, configUpdated('back-to-back', 1)),
+      await writer.add(manager, configUpdated('back-to-back', 2)),
+    ]);
+    startRelay(ds, bus);
+
+    await waitFor('both events to take effect', async () => {
+      return (await effectsOf(consumer)).length === 2;
+    });
+    expect(sent).toEqual(['back-to-back#1', 'back-to-back#2']);
+    expect(sentBeforeFirstConfirmed).toBe(backToBack);
+    expect(new Set((await effectsOf(consumer)).map((e) => e.event_id))).toEqual(
+      new Set(written.map((e) => e.id)),
+    );
+    await waitFor('both rows marked published', async () => {
+      return (await Promise.all(written.map((e) => isPublished(e.id)))).every(Boolean);
+    });
+  });
+
+  it(`${backToBack ? 'marks the rows the broker confirmed when an earlier row of their aggregate is refused' : 'holds back the rows after a refused one'}, and publishes the refused row again, each once`, async () => {
+    const consumer = 'refused-first.effects';
+    const deliveries: string[] = [];
+    await consume(consumer, ds, deliveries);
+    const confirmed: string[] = [];
+    let refusals = 0;
+    const bus = new HookedBus(env.connect(), async (event, publish) => {
+      const version = (event.data as { version: number }).version;
+      if (version === 1 && refusals === 0) {
+        refusals += 1;
+        throw new Error('refused once');
+      }
+      await publish();
+      confirmed.push(`${event.subject}#${version}`);
+    });
+    const written = await ds.transaction(async (manager) => [
+      await writer.add(manager, configUpdated('refused-first', 1)),
+      await writer.add(manager, configUpdated('refused-first', 2)),
+      await writer.add(manager, configUpdated('refused-first', 3)),
+    ]);
+    startRelay(ds, bus);
+
+    await waitFor('every event to take effect', async () => {
+      return (await effectsOf(consumer)).length === 3;
+    });
+    // Back to back, 2 and 3 went out with the refused one and reached the consumer first; the
+    // refused row went again after its back-off. One by one, 2 and 3 waited for it.
+    expect(confirmed).toEqual(
+      backToBack
+        ? ['refused-first#2', 'refused-first#3', 'refused-first#1']
+        : ['refused-first#1', 'refused-first#2', 'refused-first#3'],
+    );
+    expect(refusals).toBe(1);
+    expect(new Set(deliveries)).toEqual(new Set(written.map((e) => e.id)));
+    expect(deliveries).toHaveLength(3);
+    const attempts: Array<{ attempts: number }> = await ds.query(
+      `SELECT attempts FROM ${OUTBOX} WHERE event_id = ANY($1) ORDER BY position`,
+      [written.map((e) => e.id)],
+    );
+    expect(attempts).toEqual([{ attempts: 1 }, { attempts: 0 }, { attempts: 0 }]);
   });
 
   it('drains every pending event on demand, as on shutdown', async () => {

@@ -47,10 +47,11 @@ export interface RelayBatchResult {
  * stand by and take over within a poll when its connection ends. The active relay
  * reads a batch of unpublished rows in position order through the partial index (its cost
  * follows the batch, not the backlog), skipping aggregates whose oldest row waits in
- * back-off, publishes each aggregate's rows in order (aggregates side by side), and marks
- * the batch published in one statement once the bus confirmed it. A row that fails on its
- * own `maxAttempts` times is parked (`dead_at`); outages (bus closed, confirm timeout,
- * returned as unroutable) are retried with back-off without counting.
+ * back-off, publishes each aggregate's rows in order (back to back where the bus keeps
+ * their order, ADR 0064; aggregates side by side), and marks what the bus confirmed in one
+ * statement. A row that fails on its own `maxAttempts` times is parked (`dead_at`); outages
+ * (bus closed, confirm timeout, returned as unroutable) are retried with back-off without
+ * counting.
  */
 @Injectable()
 export class OutboxRelay {
@@ -230,8 +231,30 @@ export class OutboxRelay {
     return rows;
   }
 
-  /** Publishes one aggregate's rows in order; stops at the first failure. Returns the published positions. */
+  /**
+   * Publishes one aggregate's rows in position order and returns the positions the bus
+   * confirmed. On a bus that queues in publish order (RabbitMQ), back to back: each row is
+   * written to the channel without waiting for the confirm of the one before, and their
+   * confirms are awaited together (ADR 0064); the first refused row is recorded as the
+   * aggregate's failure, rows after it that were confirmed went out with it and count as
+   * published, the others are claimed again. Elsewhere (the in-process bus confirms once
+   * handled), one at a time, stopping at the first failure.
+   */
   private async publishAggregate(rows: ClaimedRow[]): Promise<string[]> {
+    if (!this.bus.queuesInPublishOrder) return this.publishOneByOne(rows);
+    if (!this.leader) return []; // lost the lock meanwhile: the new leader carries on
+    const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    const published: string[] = [];
+    let refused: { row: ClaimedRow; reason: unknown } | undefined;
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'fulfilled') published.push(rows[index].position);
+      else refused ??= { row: rows[index], reason: outcome.reason };
+    });
+    if (refused) await this.recordFailure(refused.row, refused.reason);
+    return published;
+  }
+
+  private async publishOneByOne(rows: ClaimedRow[]): Promise<string[]> {
     const published: string[] = [];
     for (const row of rows) {
       if (!this.leader) break; // lost the lock meanwhile: the new leader carries on

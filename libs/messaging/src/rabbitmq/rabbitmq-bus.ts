@@ -48,6 +48,7 @@ export const DEFAULT_EXCHANGE = 'comanda.events';
 export class RabbitMqBus implements MessageBus {
   /** The broker flags a redelivery, also of a message whose consumer's process died. */
   readonly flagsRedeliveries = true;
+  readonly queuesInPublishOrder = true;
   private readonly connection: AmqpConnectionManager;
   private readonly publisher: ChannelWrapper;
   private readonly subscriptions = new Set<RabbitMqSubscription>();

@@ -97,6 +97,10 @@ class KillingBus implements MessageBus {
   get flagsRedeliveries(): boolean | undefined {
     return this.inner.flagsRedeliveries;
   }
+
+  get queuesInPublishOrder(): boolean | undefined {
+    return this.inner.queuesInPublishOrder;
+  }
   declare(queues: readonly QueueDeclaration[]): Promise<void> {
     return this.inner.declare?.(queues) ?? Promise.resolve();
   }

@@ -185,6 +185,10 @@ export class ObservedBus implements MessageBus {
   get flagsRedeliveries(): boolean | undefined {
     return this.inner.flagsRedeliveries;
   }
+
+  get queuesInPublishOrder(): boolean | undefined {
+    return this.inner.queuesInPublishOrder;
+  }
   subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
     return this.inner.subscribe(subscription);
   }
