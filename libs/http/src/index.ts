@@ -2,6 +2,7 @@ export { createFastifyAdapter, DEFAULT_BODY_LIMIT_BYTES } from './fastify/create
 export type { FastifyAdapterOptions } from './fastify/create-fastify-adapter';
 export { keepRawJsonBody } from './fastify/raw-json-body';
 export { DEFAULT_JSON_INPUT_LIMITS, parseGuardedJson } from './fastify/json-input-guard';
+export { BodyRefusalToHandler, RefusedBody } from './fastify/refused-body';
 export { DEFAULT_SERVER_TIMEOUTS } from './fastify/connection-limits';
 export { closeAfterAnswer } from './fastify/lingering-close';
 export type { ServerTimeouts } from './fastify/connection-limits';

@@ -30,6 +30,14 @@ const PARTNER_EVENTS = /^\/notifications\/merchants\/[^/]+\/events$/;
 /** OAuth token endpoints: a form body, and errors in OAuth's own JSON (RFC 6749 5.2). */
 const TOKEN_ENDPOINT = /\/connect\/token$/;
 /**
+ * The POS callbacks judge a body they cannot parse after the caller's permission and the
+ * order: a finalized order answers 405 whatever the body (the spec's rule; ADR 0065). The
+ * sweeps' admin token holds no `orders:placement`, so these routes answer its 403 before
+ * looking at the body (what the parser refused never reaches them parsed: json-input-guard);
+ * orders.e2e-spec covers their 400 and 405 with a POS's token.
+ */
+const JUDGED_AFTER_THE_ORDER = /^\/orders\/[^/]+\/pos\/(?:placed|failed)$/;
+/**
  * The gateway's own routes under a service's prefix: they take no body and never read one
  * (the gateway parses no body; the services guard theirs).
  */
@@ -252,7 +260,8 @@ describe('rows 6-9 and the low rows: bodies, input, operational endpoints and er
           const refusedEarlier =
             (answer.status === 415 && otherBody) ||
             (guarded === 'oauth.invalid_request' && TOKEN_ENDPOINT.test(path)) ||
-            (answer.status === 401 && PARTNER_EVENTS.test(path));
+            (answer.status === 401 && PARTNER_EVENTS.test(path)) ||
+            (answer.status === 403 && JUDGED_AFTER_THE_ORDER.test(path));
           if (!refusedEarlier && guarded !== 'request.invalid') {
             failures.push(
               `${surface.name}: ${method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`,
@@ -474,8 +483,9 @@ describe('rows 6-9 and the low rows: bodies, input, operational endpoints and er
               !('failed' in answer) &&
               answer.type.startsWith('application/problem+json') &&
               !/\bat [\w.<>]+ \(|node_modules/.test(answer.text);
-            // Partner events are raw bytes, checked against their signature first. The
-            // configuration group answers a wrong media type with 400 (ADR 0053).
+            // Partner events are raw bytes, checked against their signature first; the POS
+            // callbacks judge a JSON body after the caller's permission. The configuration
+            // group answers a wrong media type with 400 (ADR 0053).
             const expected = path.startsWith('/entities/')
               ? statuses.map((status) => (status === 415 ? 400 : status))
               : statuses;
@@ -483,7 +493,10 @@ describe('rows 6-9 and the low rows: bodies, input, operational endpoints and er
               'failed' in answer
                 ? false
                 : expected.includes(answer.status) ||
-                  (PARTNER_EVENTS.test(path) && answer.status === 401);
+                  (PARTNER_EVENTS.test(path) && answer.status === 401) ||
+                  (JUDGED_AFTER_THE_ORDER.test(path) &&
+                    answer.status === 403 &&
+                    contentType === 'application/json');
             if (!problem || !acceptable) {
               failures.push(
                 `${surface.name}: ${method} ${path}: ${'failed' in answer ? answer.failed : `${answer.status} ${answer.type}`}`,

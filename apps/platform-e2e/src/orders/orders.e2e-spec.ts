@@ -279,6 +279,28 @@ describe('orders through the gateway', () => {
         const early = await tenant.as([...placement], 'POST', `/orders/${open}/${callback}`, body);
         expect([early.status, early.json.code]).toEqual([400, 'request.invalid']);
       }
+      // Also a body that is not JSON at all (malformed, or empty under a JSON content type).
+      const client = await tenant.client([...placement]);
+      const raw = async (id: string, callback: string, body: string) => {
+        const response = await fetch(`${platform.baseUrl}/orders/${id}/${callback}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await client.token()}`,
+            'x-api-version': '0',
+            'content-type': 'application/json',
+          },
+          body,
+        });
+        const answer = (await response.json()) as { code: string };
+        return [response.status, answer.code];
+      };
+      for (const [callback, body] of [
+        ['pos/placed', '{"orderName": '],
+        ['pos/failed', ''],
+      ]) {
+        expect(await raw(orderId, callback, body)).toEqual([405, 'order.already_finalized']);
+        expect(await raw(open, callback, body)).toEqual([400, 'request.malformed_json']);
+      }
       expect((await order(open)).status).toBe('ready');
     });
 

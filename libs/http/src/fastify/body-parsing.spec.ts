@@ -45,6 +45,44 @@ describe('request bodies', () => {
     expect(response.json()).toMatchObject({ code: 'request.malformed_json' });
   });
 
+  it('hands a JSON body it cannot parse to a route that takes refused bodies, as the problem it would have answered', async () => {
+    const post = async (body: string | Buffer) => {
+      const response = await call(`${url}/judged`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return [response.status, response.json()];
+    };
+    expect(await post('{"name": ')).toEqual([
+      201,
+      { refused: true, status: 400, code: 'request.malformed_json' },
+    ]);
+    expect(await post('')).toEqual([
+      201,
+      { refused: true, status: 400, code: 'request.malformed_json' },
+    ]);
+    expect(await post('['.repeat(200) + ']'.repeat(200))).toEqual([
+      201,
+      { refused: true, status: 400, code: 'request.invalid' },
+    ]);
+    expect(await post(Buffer.from([0x22, 0xff, 0x22]))).toEqual([
+      201,
+      { refused: true, status: 400, code: 'request.malformed_json' },
+    ]);
+    expect(await post('{"name":"x"}')).toEqual([201, { refused: false, body: { name: 'x' } }]);
+    // Every other route answers the refusal before its handler, as before.
+    const text = await call(`${url}/text`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": ',
+    });
+    expect([text.status, text.json()]).toEqual([
+      400,
+      expect.objectContaining({ code: 'request.malformed_json' }),
+    ]);
+  });
+
   it('hands a text/plain body to the handler as a string where the service takes it', async () => {
     const plain = await startKitTestApp({ rawContentTypes: ['text/plain'] });
     try {

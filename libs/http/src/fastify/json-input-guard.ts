@@ -4,6 +4,8 @@ import type { ProblemFieldError } from '../problem/problem-details';
 import { ProblemError } from '../problem/problem.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { MAX_JSON_DEPTH } from '../storable/storable-text';
+import { problemFromFastifyError } from './fastify-errors';
+import { RefusedBody, takesRefusedBody } from './refused-body';
 import { utf8Body } from './utf8-body';
 
 /** What any one JSON body may hold, whatever route it is for. */
@@ -170,7 +172,10 @@ export function installJsonInputGuard(
       try {
         done(null, parseGuardedJson(utf8Body(body, 'json'), limits));
       } catch (error) {
-        done(error as Error, undefined);
+        if (!takesRefusedBody(request)) return done(error as Error, undefined);
+        // The error as the error handler would have answered it (Nest's filters see it now).
+        const refusal = problemFromFastifyError(error, request) ?? (error as Error);
+        done(null, new RefusedBody(refusal));
       }
     },
   );

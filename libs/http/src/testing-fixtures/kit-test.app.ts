@@ -29,6 +29,7 @@ import {
 } from '../fastify/create-fastify-adapter';
 import { loggingModule, ServiceLogger } from '../logging/logging.module';
 import { ProblemError } from '../problem/problem.error';
+import { BodyRefusalToHandler, RefusedBody } from '../fastify/refused-body';
 
 class ModifierDto {
   @IsString()
@@ -179,6 +180,15 @@ class KitTestController {
   @Post('text')
   text(@Body() body: unknown) {
     return { type: typeof body, body };
+  }
+
+  /** Says what reached it: a body the parser refused comes as the problem it would have been. */
+  @Post('judged')
+  @BodyRefusalToHandler()
+  judged(@Body() body: unknown) {
+    if (!(body instanceof RefusedBody)) return { refused: false, body };
+    const { status, code } = body.error as ProblemError;
+    return { refused: true, status, code };
   }
 
   @Get('health/live')

@@ -1,6 +1,11 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards, type Type } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { createValidationPipe, StorableInputGuard } from '@comanda/http';
+import {
+  BodyRefusalToHandler,
+  createValidationPipe,
+  RefusedBody,
+  StorableInputGuard,
+} from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
 import type { CallbackOutcome } from '../usecases/callback-outcome';
@@ -41,7 +46,8 @@ export class PlacementController {
    * The report, validated as the global pipe would, and when it arrived (the deadline is
    * judged at that instant, not when a slow database lets it through). A finalized order
    * answers 405 to any report (the spec's rule has no condition), so a report that fails
-   * validation is first checked against the order: 405 when it is finalized, else the 400.
+   * validation, or whose body is not JSON at all (`BodyRefusalToHandler`), is first checked
+   * against the order: 405 when it is finalized, else the 400.
    */
   private async report<T>(
     principal: Principal,
@@ -52,6 +58,7 @@ export class PlacementController {
   ): Promise<{ input: T; receivedAt: Date }> {
     const receivedAt = new Date();
     try {
+      if (body instanceof RefusedBody) throw body.error;
       const input = (await this.validation.transform(body, { type: 'body', metatype: type })) as T;
       return { input, receivedAt };
     } catch (invalid) {
@@ -89,6 +96,7 @@ export class PlacementController {
   }
 
   @Post('pos/placed')
+  @BodyRefusalToHandler()
   @HttpCode(200)
   @ApiOkResponse({ type: CallbackAnswerView })
   @ApiResponse({ status: 405, description: 'The order is already finalized' })
@@ -120,6 +128,7 @@ export class PlacementController {
   }
 
   @Post('pos/failed')
+  @BodyRefusalToHandler()
   @HttpCode(200)
   @ApiOkResponse({ type: CallbackAnswerView })
   @ApiResponse({ status: 405, description: 'The order is already finalized' })
