@@ -193,6 +193,11 @@ async function main(): Promise<void> {
         stolenPercent: stolenPercent(machineBefore, machineCpuTicks()),
       };
     };
+    /** How much of the run was slow: bursts, or all along. */
+    const slices = ({ slowSlices }: Measured) =>
+      slowSlices
+        ? `${slowSlices.slow} of ${slowSlices.of} 100-ms slices had a request over 20 ms`
+        : '';
     const fixed = await atFixedRate(paths.gateway);
     // The baseline at the same rate: what the machine's own latency is at that load.
     const fixedBase = await atFixedRate(baselineOptions);
@@ -226,10 +231,10 @@ async function main(): Promise<void> {
     }
     if (runs('gateway')) {
       console.log(
-        `\ngateway read at a fixed ${rate} req/s (70 % of its maximum, open loop): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors (requests launched up to ${fixed.launchLagMs?.toFixed(0)} ms late; ${fixed.stolenPercent.toFixed(0)} % stolen)`,
+        `\ngateway read at a fixed ${rate} req/s (70 % of its maximum, open loop): p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, ${fixed.failures} errors (requests launched up to ${fixed.launchLagMs?.toFixed(0)} ms late; ${fixed.stolenPercent.toFixed(0)} % stolen; ${slices(fixed)})`,
       );
       console.log(
-        `baseline at the same rate:                      p50 ${fixedBase.p50.toFixed(1)} ms, p99 ${fixedBase.p99.toFixed(1)} ms, ${fixedBase.failures} errors (up to ${fixedBase.launchLagMs?.toFixed(0)} ms late; ${fixedBase.stolenPercent.toFixed(0)} % stolen)`,
+        `baseline at the same rate:                      p50 ${fixedBase.p50.toFixed(1)} ms, p99 ${fixedBase.p99.toFixed(1)} ms, ${fixedBase.failures} errors (up to ${fixedBase.launchLagMs?.toFixed(0)} ms late; ${fixedBase.stolenPercent.toFixed(0)} % stolen; ${slices(fixedBase)})`,
       );
     } else {
       console.log('\n(no fixed-rate run: BENCH_ONLY leaves the gateway read out)');
