@@ -50,7 +50,7 @@ export interface LoadResult {
  * warm-up: the generator's process starts cold and opens its connections then. With one
  * second, the backlog the platform built in it (answering 50 requests in the first 100 ms,
  * 380 a tenth of a second later) was still draining in the first 0.3–0.6 s counted
- * (bench/README.md, 28 November 08:00).
+ * (bench/README.md, 28 November 07:58).
  */
 const FIXED_RATE_WARM_UP_SECONDS = 3;
 /** A fixed-rate run also counts the 100 ms slices (by planned instant) with a request slower than this. */

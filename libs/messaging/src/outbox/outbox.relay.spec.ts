@@ -26,6 +26,7 @@ import {
 } from './test-support/messaging-test-env';
 
 const OUTBOX = `"${SCHEMA}"."outbox"`;
+const EFFECTS = `"${SCHEMA}"."effects"`;
 
 /** A bus whose publish runs `script`, which publishes the event through `publish` (or not). */
 class HookedBus extends ObservedBus {
@@ -40,7 +41,6 @@ class HookedBus extends ObservedBus {
     return this.script(event, () => super.publish(event, headers));
   }
 }
-const EFFECTS = `"${SCHEMA}"."effects"`;
 
 describe.each(BUS_KINDS)('outbox relay and inbox on the %s bus', (kind, createBus) => {
   let db: TestDatabase;
