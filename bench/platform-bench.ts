@@ -178,14 +178,14 @@ async function main(): Promise<void> {
       expectStatus: 200,
     });
     const rate = Math.max(1, Math.round(gateway.perSecond * 0.7));
-    const atFixedRate = async (options: PathLoad): Promise<Measured> => {
+    const atFixedRate = async (options: PathLoad, at = rate): Promise<Measured> => {
       if (!runs('gateway')) return SKIPPED;
       const machineBefore = machineCpuTicks();
       const result = await runLoad({
         ...options,
         connections: CONNECTIONS,
         durationSeconds: SECONDS,
-        overallRate: rate,
+        overallRate: at,
       });
       return {
         ...result,
@@ -201,6 +201,11 @@ async function main(): Promise<void> {
     const fixed = await atFixedRate(paths.gateway);
     // The baseline at the same rate: what the machine's own latency is at that load.
     const fixedBase = await atFixedRate(baselineOptions);
+    // The baseline at 70 % of its own maximum: whether this machine keeps a p99 of 20 ms at
+    // that share of a server's maximum at all, with the generator and PostgreSQL on its cores
+    // (bench/README.md, 28 November, 10:35).
+    const baseRate = Math.max(1, Math.round(first.perSecond * 0.7));
+    const fixedBaseOwn = await atFixedRate(baselineOptions, baseRate);
     const rss = rssMb(platform.child.pid);
 
     console.log(
@@ -235,6 +240,9 @@ async function main(): Promise<void> {
       );
       console.log(
         `baseline at the same rate:                      p50 ${fixedBase.p50.toFixed(1)} ms, p99 ${fixedBase.p99.toFixed(1)} ms, ${fixedBase.failures} errors (up to ${fixedBase.launchLagMs?.toFixed(0)} ms late; ${fixedBase.stolenPercent.toFixed(0)} % stolen; ${slices(fixedBase)})`,
+      );
+      console.log(
+        `baseline at 70 % of its own maximum, ${baseRate} req/s: p50 ${fixedBaseOwn.p50.toFixed(1)} ms, p99 ${fixedBaseOwn.p99.toFixed(1)} ms, ${fixedBaseOwn.failures} errors (up to ${fixedBaseOwn.launchLagMs?.toFixed(0)} ms late; ${fixedBaseOwn.stolenPercent.toFixed(0)} % stolen; ${slices(fixedBaseOwn)})`,
       );
     } else {
       console.log('\n(no fixed-rate run: BENCH_ONLY leaves the gateway read out)');

@@ -15,6 +15,7 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
+import { answerTimelines } from './timeline-recorder';
 
 /** The config store's current-version read (ConfigService), columns and order as it has them. */
 const SAME_WORK_READ = `SELECT row_id AS "rowId", tenant_id AS "tenantId", entity, config_id AS "configId",
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
     return rows[0].body;
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  answerTimelines();
   process.send?.({ ready: true, url });
   process.on('disconnect', () => void app.close().then(() => pool.end()));
 }

@@ -117,12 +117,17 @@ export async function withProfile<T>(
   }
 }
 
-function askChild(child: ChildProcess, message: object, answer: string): Promise<void> {
+/** Sends `message` to the child and waits for its reply, the first message holding `answer`. */
+export function askChild(
+  child: ChildProcess,
+  message: object,
+  answer: string,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {
     const listener = (reply: unknown) => {
       if (typeof reply !== 'object' || reply === null || !(answer in reply)) return;
       child.off('message', listener);
-      resolve();
+      resolve(reply as Record<string, unknown>);
     };
     child.on('message', listener);
     child.send(message);

@@ -22,6 +22,18 @@ export interface LoadOptions {
   overallRate?: number;
   /** Every answer must have this status; any other counts as an error. */
   expectStatus: number;
+  /** A fixed-rate run: also report each 100 ms slice ({@link LoadResult.slices}). */
+  timeline?: boolean;
+}
+
+/** One 100 ms slice of a fixed-rate run, by the planned instants of its requests. */
+export interface Slice {
+  /** Requests planned in it and answered as expected. */
+  answered: number;
+  /** Of those, how many took longer than 20 ms. */
+  slow: number;
+  /** The slowest of them, in ms. */
+  maxMs: number;
 }
 
 export interface LoadResult {
@@ -41,6 +53,12 @@ export interface LoadResult {
    * than 20 ms, and how many slices it had. Few slices: the p99 comes from bursts.
    */
   slowSlices?: { slow: number; of: number };
+  /**
+   * A fixed-rate run with `timeline`: its slices in order, the first planned at
+   * `measuredFromEpochMs` (wall clock, to line them up with what another process sampled).
+   */
+  slices?: Slice[];
+  measuredFromEpochMs?: number;
   /** The closed-loop runs behind this result, their histograms unmerged (`summarise` in load-runs.ts). */
   runs?: ClosedLoopRun[];
 }
@@ -76,7 +94,11 @@ async function fixedRate(options: LoadOptions & { overallRate: number }): Promis
   const latencies: number[] = [];
   let failures = 0;
   let maxLag = 0;
-  const slowSlices = new Set<number>();
+  const slices: Slice[] = Array.from({ length: options.durationSeconds * 10 }, () => ({
+    answered: 0,
+    slow: 0,
+    maxMs: 0,
+  }));
   const send = async (plannedAt: number): Promise<void> => {
     const counted = plannedAt >= measuredFrom;
     if (counted) maxLag = Math.max(maxLag, performance.now() - plannedAt);
@@ -95,7 +117,12 @@ async function fixedRate(options: LoadOptions & { overallRate: number }): Promis
       }
       const latency = performance.now() - plannedAt;
       latencies.push(latency);
-      if (latency > SLOW_MS) slowSlices.add(Math.floor((plannedAt - measuredFrom) / 100));
+      const slice = slices[Math.floor((plannedAt - measuredFrom) / 100)];
+      if (slice) {
+        slice.answered++;
+        if (latency > SLOW_MS) slice.slow++;
+        slice.maxMs = Math.max(slice.maxMs, latency);
+      }
     } catch {
       if (counted) failures++;
     }
@@ -122,7 +149,10 @@ async function fixedRate(options: LoadOptions & { overallRate: number }): Promis
     requests: latencies.length,
     failures,
     launchLagMs: maxLag,
-    slowSlices: { slow: slowSlices.size, of: options.durationSeconds * 10 },
+    slowSlices: { slow: slices.filter(({ slow }) => slow > 0).length, of: slices.length },
+    ...(options.timeline
+      ? { slices, measuredFromEpochMs: performance.timeOrigin + measuredFrom }
+      : {}),
   };
 }
 

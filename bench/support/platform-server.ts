@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { startPlatform } from '@comanda/platform';
 import { snapshotEnv } from '@comanda/runtime';
+import { answerTimelines } from './timeline-recorder';
 
 type ProfileMessage = { profile: 'start' } | { profile: 'stop'; file: string };
 
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
       onProfile(message as ProfileMessage);
     }
   });
+  answerTimelines();
   process.send?.({ ready: true, url: platform.baseUrl, services });
   process.on('disconnect', () => {
     void platform.close().finally(() => process.exit(0));
