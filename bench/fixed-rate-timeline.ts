@@ -13,12 +13,13 @@
  * straight to the config store, or the bare baseline's read. BENCH_RATE: that rate instead
  * of 70 % of a maximum measured first. BENCH_SECONDS (default 20) the measured time,
  * BENCH_CONNECTIONS (50). BENCH_GENERATOR_CPU=<n>: the generator pinned to CPU n.
+ * BENCH_PROFILE=<file.cpuprofile>: a CPU profile of the platform over the run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { askChild, procStatFields, runLoad } from './support/children';
+import { askChild, processCpuMs, procStatFields, runLoad, withProfile } from './support/children';
 import { CONFIG_PATH, withBenchServers } from './support/bench-platform';
-import type { LoadOptions, Slice } from './support/load';
+import type { LoadOptions, LoadResult, Slice } from './support/load';
 import type { ServerTimeline } from './support/timeline-recorder';
 
 const SIDE = process.env.BENCH_SIDE ?? 'gateway';
@@ -29,6 +30,8 @@ const GENERATOR_CPU =
     ? undefined
     : Number(process.env.BENCH_GENERATOR_CPU);
 const SAMPLE_MS = 100;
+/** BENCH_PROFILE=<file>: a CPU profile of the platform over the fixed-rate run (not the baseline). */
+const PROFILE = process.env.BENCH_PROFILE;
 /** The machine's other servers, which the bench does not use. */
 const DAEMONS = new Set(['beam.smp', 'mariadbd', 'redis-server', 'nats-server', 'mosquitto']);
 
@@ -185,30 +188,62 @@ function mean(group: Row[], column: Column): string {
   return (group.reduce((sum, row) => sum + row[column], 0) / group.length).toFixed(1);
 }
 
+/** A process's CPU time per request over `work`, user and system apart, in µs. */
+async function cpuPerRequest<T extends { requests: number }>(
+  pid: number,
+  work: () => Promise<T>,
+  requests: (result: T) => number = (result) => result.requests,
+): Promise<{ result: T; userUs: number; systemUs: number }> {
+  const before = processCpuMs(pid);
+  const result = await work();
+  const after = processCpuMs(pid);
+  const count = Math.max(1, requests(result));
+  const user = after.user - before.user;
+  const system = after.total - before.total - user;
+  return { result, userUs: (1000 * user) / count, systemUs: (1000 * system) / count };
+}
+
+interface Timeline {
+  rate: number;
+  run: LoadResult;
+  timeline: Row[];
+  /** The server's CPU per request as fast as it goes (closed loop) and at the fixed rate. */
+  cpu: { closed: CpuPerRequest; fixed: CpuPerRequest };
+}
+type CpuPerRequest = { userUs: number; systemUs: number };
+
 async function timelineOf(
   server: ChildProcess,
   load: Omit<LoadOptions, 'connections' | 'durationSeconds'>,
-): Promise<{ rate: number; run: Awaited<ReturnType<typeof runLoad>>; timeline: Row[] }> {
-  let rate = Number(process.env.BENCH_RATE ?? NaN);
-  if (!Number.isFinite(rate)) {
-    await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 3 });
-    const max = await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 9 });
-    rate = Math.round(max.perSecond * 0.7);
-  }
+): Promise<Timeline> {
   const pid = server.pid as number;
+  await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 3 });
+  const closed = await cpuPerRequest(pid, () =>
+    runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 9 }),
+  );
+  const rate = Number(process.env.BENCH_RATE ?? Math.round(closed.result.perSecond * 0.7));
   const samples: Sample[] = [sample(pid)];
   const timer = setInterval(() => samples.push(sample(pid)), SAMPLE_MS);
   await askChild(server, { timeline: 'start' }, 'timelineStarted');
-  const run = await runLoad(
-    {
-      ...load,
-      connections: CONNECTIONS,
-      durationSeconds: SECONDS,
-      overallRate: rate,
-      timeline: true,
-    },
-    GENERATOR_CPU,
+  const fixed = await withProfile(server, PROFILE, () =>
+    cpuPerRequest(
+      pid,
+      () =>
+        runLoad(
+          {
+            ...load,
+            connections: CONNECTIONS,
+            durationSeconds: SECONDS,
+            overallRate: rate,
+            timeline: true,
+          },
+          GENERATOR_CPU,
+        ),
+      // Every request of the run, its warm-up included, as the CPU time is the whole run's.
+      (result) => result.launched ?? NaN,
+    ),
   );
+  const run = fixed.result;
   const answer = await askChild(server, { timeline: 'stop' }, 'timeline');
   clearInterval(timer);
   samples.push(sample(pid));
@@ -218,7 +253,7 @@ async function timelineOf(
     samples,
     answer.timeline as ServerTimeline,
   );
-  return { rate, run, timeline };
+  return { rate, run, timeline, cpu: { closed, fixed } };
 }
 
 async function main(): Promise<void> {
@@ -227,10 +262,15 @@ async function main(): Promise<void> {
       SIDE === 'baseline'
         ? [baseline.child, { url: `${baseline.url}${CONFIG_PATH}`, expectStatus: 200 }]
         : [platform.child, SIDE === 'direct' ? paths.direct : paths.gateway];
-    const { rate, run, timeline } = await timelineOf(server, load);
+    const { rate, run, timeline, cpu } = await timelineOf(server, load);
     const slow = timeline.filter((row) => row.slow > 0);
     console.log(
       `\n${SIDE} read at a fixed ${rate} req/s for ${SECONDS} s: p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.failures} errors; ${slow.length} of ${timeline.length} 100-ms slices had a request over 20 ms`,
+    );
+    const perRequest = ({ userUs, systemUs }: CpuPerRequest) =>
+      `${userUs.toFixed(0)} µs user + ${systemUs.toFixed(0)} µs system`;
+    console.log(
+      `the server's CPU per request: ${perRequest(cpu.fixed)} at this rate; ${perRequest(cpu.closed)} as fast as it goes (closed loop, 9 s before)`,
     );
     console.log(
       `\nper 100 ms slice, CPU in % of one core: the ${SIDE === 'baseline' ? 'baseline' : 'platform'}'s process (server), PostgreSQL's backends and background processes, the generator, the kernel's threads, the other servers (daemons), this sampler, idle (of 200);`,

@@ -5,8 +5,8 @@
  * the last is answered. At a fixed rate: an open loop of its own (see {@link fixedRate}).
  */
 import autocannon from 'autocannon';
-import { Pool } from 'undici';
 import { summarise, type ClosedLoopRun } from './load-runs';
+import { RawConnection, requestBytes } from './raw-http';
 
 export interface LoadOptions {
   url: string;
@@ -48,6 +48,8 @@ export interface LoadResult {
    * process was not given the CPU in time). It is inside the latencies.
    */
   launchLagMs?: number;
+  /** A fixed-rate run: every request it launched, those of its warm-up included. */
+  launched?: number;
   /**
    * A fixed-rate run: how many of its 100 ms slices (by planned instant) had a request slower
    * than 20 ms, and how many slices it had. Few slices: the p99 comes from bursts.
@@ -80,13 +82,12 @@ const SLOW_MS = 20;
  * so a run at 70 % is a run at the maximum for 0.7 s of every second, and its latencies are
  * those of the maximum (and its coordinated-omission correction assumes 1 ms between
  * requests). Here request i is launched at start + i / rate on one of `connections` kept-alive
- * connections (undici's pool queues it when all are busy), and its latency counts from that
- * planned instant, not from when it was written: a late generator or a full pool counts
- * against the server, as a real client's wait would.
+ * connections (queued for the first one free when all are busy; raw-http.ts), and its
+ * latency counts from that planned instant, not from when it was written: a late generator
+ * or a full set of connections counts against the server, as a real client's wait would.
  */
 async function fixedRate(options: LoadOptions & { overallRate: number }): Promise<LoadResult> {
   const url = new URL(options.url);
-  const pool = new Pool(url.origin, { connections: options.connections, pipelining: 1 });
   const count = Math.round(
     options.overallRate * (FIXED_RATE_WARM_UP_SECONDS + options.durationSeconds),
   );
@@ -99,46 +100,60 @@ async function fixedRate(options: LoadOptions & { overallRate: number }): Promis
     slow: 0,
     maxMs: 0,
   }));
-  const send = async (plannedAt: number): Promise<void> => {
-    const counted = plannedAt >= measuredFrom;
-    if (counted) maxLag = Math.max(maxLag, performance.now() - plannedAt);
-    try {
-      const { statusCode, body } = await pool.request({
-        path: `${url.pathname}${url.search}`,
-        method: options.method ?? 'GET',
-        headers: options.headers,
-        body: options.body,
-      });
-      await body.dump();
-      if (!counted) return;
-      if (statusCode !== options.expectStatus) {
-        failures++;
-        return;
-      }
-      const latency = performance.now() - plannedAt;
-      latencies.push(latency);
-      const slice = slices[Math.floor((plannedAt - measuredFrom) / 100)];
-      if (slice) {
-        slice.answered++;
-        if (latency > SLOW_MS) slice.slow++;
-        slice.maxMs = Math.max(slice.maxMs, latency);
-      }
-    } catch {
-      if (counted) failures++;
+  const record = (plannedAt: number, status: number | undefined): void => {
+    if (plannedAt < measuredFrom) return;
+    if (status !== options.expectStatus) {
+      failures++;
+      return;
+    }
+    const latency = performance.now() - plannedAt;
+    latencies.push(latency);
+    const slice = slices[Math.floor((plannedAt - measuredFrom) / 100)];
+    if (slice) {
+      slice.answered++;
+      if (latency > SLOW_MS) slice.slow++;
+      slice.maxMs = Math.max(slice.maxMs, latency);
     }
   };
-  const pending: Promise<void>[] = [];
+  // Planned instants waiting for a free connection, oldest first.
+  const waiting: number[] = [];
+  let firstWaiting = 0;
+  const idle: number[] = [];
+  const plannedOf: number[] = [];
+  let answered = 0;
+  // Set once every request has been launched and some are still unanswered.
+  let allAnswered: (() => void) | undefined;
+  const bytes = requestBytes(url, options.method ?? 'GET', options.headers, options.body);
+  const connections = Array.from({ length: options.connections }, (_, index) => {
+    idle.push(index);
+    return new RawConnection(Number(url.port || 80), url.hostname, bytes, (status) => {
+      record(plannedOf[index], status);
+      if (++answered === count) allAnswered?.();
+      if (firstWaiting < waiting.length) sendOn(index, waiting[firstWaiting++]);
+      else idle.push(index);
+    });
+  });
+  const sendOn = (index: number, plannedAt: number): void => {
+    plannedOf[index] = plannedAt;
+    connections[index].send();
+  };
+  const launch = (plannedAt: number): void => {
+    if (plannedAt >= measuredFrom) maxLag = Math.max(maxLag, performance.now() - plannedAt);
+    const free = idle.pop();
+    if (free === undefined) waiting.push(plannedAt);
+    else sendOn(free, plannedAt);
+  };
   const start = performance.now();
   const measuredFrom = start + FIXED_RATE_WARM_UP_SECONDS * 1000;
   let launched = 0;
   while (launched < count) {
     // Every request due by now is launched; the timer's own lateness is in their latency.
     const due = Math.min(count, Math.floor((performance.now() - start) / intervalMs) + 1);
-    for (; launched < due; launched++) pending.push(send(start + launched * intervalMs));
+    for (; launched < due; launched++) launch(start + launched * intervalMs);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  await Promise.all(pending);
-  await pool.close();
+  if (answered < count) await new Promise<void>((resolve) => (allAnswered = resolve));
+  for (const connection of connections) connection.close();
   latencies.sort((a, b) => a - b);
   const at = (share: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? NaN;
@@ -149,6 +164,7 @@ async function fixedRate(options: LoadOptions & { overallRate: number }): Promis
     requests: latencies.length,
     failures,
     launchLagMs: maxLag,
+    launched: count,
     slowSlices: { slow: slices.filter(({ slow }) => slow > 0).length, of: slices.length },
     ...(options.timeline
       ? { slices, measuredFromEpochMs: performance.timeOrigin + measuredFrom }
