@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     const fixedBase = await atFixedRate(baselineOptions);
     // The baseline at 70 % of its own maximum: whether this machine keeps a p99 of 20 ms at
     // that share of a server's maximum at all, with the generator and PostgreSQL on its cores
-    // (bench/README.md, 28 November, 10:35).
+    // (bench/README.md, 28 November 09:15–10:10).
     const baseRate = Math.max(1, Math.round(first.perSecond * 0.7));
     const fixedBaseOwn = await atFixedRate(baselineOptions, baseRate);
     const rss = rssMb(platform.child.pid);

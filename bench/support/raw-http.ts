@@ -3,7 +3,7 @@
  * request at a time and read only what a latency needs from the answer (its status and where
  * it ends). On the 2-core development machine the generator shares the CPUs with the servers
  * it measures; undici's pool cost about 45 µs of CPU per request there, as much as the bare
- * baseline server spends answering it (bench/README.md, 28 November 09:15), and took that
+ * baseline server spends answering it (bench/README.md, 28 November 09:15–10:10), and took that
  * from the servers. Answers are framed by Content-Length or chunked transfer coding, the two
  * the platform and the baselines send.
  */
