@@ -24,7 +24,7 @@ export {
 } from './bus/failure-kind';
 export type { FailureKind } from './bus/failure-kind';
 export { describeError } from './bus/retry-schedule';
-export { loopFailure } from './polling/polling-loop';
+export { loopFailure, loopFailureLevel } from './polling/polling-loop';
 export { AmqpHeaders, CLOUDEVENTS_CONTENT_TYPE } from './rabbitmq/amqp-headers';
 export { deadLetterQueueName, retryQueueName } from './rabbitmq/queue-names';
 export { DEFAULT_EXCHANGE, RabbitMqBus } from './rabbitmq/rabbitmq-bus';

@@ -1,3 +1,4 @@
+import { databaseUnavailable } from '@comanda/persistence';
 import { describeError } from '../bus/retry-schedule';
 import { WakeableSleep } from './wakeable-sleep';
 
@@ -14,9 +15,19 @@ export function loopFailure(what: string, error: string, failedRounds: number): 
     : `${what} failed: ${error}`;
 }
 
+/**
+ * The level of a loop's failure: a warning while the database cannot serve (unreachable,
+ * restarting, out of connections), an outage that passes and that requests meeting it log as
+ * warnings too (ADR 0054); an error for anything else, a fault someone has to fix.
+ */
+export function loopFailureLevel(error: unknown): 'warn' | 'error' {
+  return databaseUnavailable(error) ? 'warn' : 'error';
+}
+
 /** Where a loop's failures and recovery go (a Nest `Logger`). */
 export interface LoopLogger {
   error(message: string): void;
+  warn(message: string): void;
   log(message: string): void;
 }
 
@@ -24,7 +35,7 @@ export interface LoopLogger {
 export function loggedLoopFailures(logger: LoopLogger, what: string) {
   return {
     onError: (error: unknown, failedRounds: number) =>
-      logger.error(loopFailure(what, describeError(error), failedRounds)),
+      logger[loopFailureLevel(error)](loopFailure(what, describeError(error), failedRounds)),
     onRecovered: (failedRounds: number) =>
       logger.log(`${what} works again after ${failedRounds} failed round(s)`),
   };

@@ -6,7 +6,13 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrentWork, describeError, loopFailure, MessagingLifecycle } from '@comanda/messaging';
+import {
+  ConcurrentWork,
+  describeError,
+  loopFailure,
+  loopFailureLevel,
+  MessagingLifecycle,
+} from '@comanda/messaging';
 import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { RecordAttempt, type ClaimedDelivery } from './record-attempt.usecase';
@@ -66,7 +72,7 @@ export class DeliverySender implements OnApplicationBootstrap, BeforeApplication
       run: (delivery, stopping) => this.attempt(delivery, stopping),
       // A failed attempt: the lease runs out and the delivery is attempted again.
       onError: (error, delivery, failedLooks = 1) =>
-        this.logger.error(
+        this.logger[loopFailureLevel(error)](
           delivery
             ? `webhook delivery ${delivery.id} failed: ${describeError(error)}`
             : loopFailure('looking for due webhook deliveries', describeError(error), failedLooks),

@@ -5,7 +5,12 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrentWork, loopFailure, MessagingLifecycle } from '@comanda/messaging';
+import {
+  ConcurrentWork,
+  loopFailure,
+  loopFailureLevel,
+  MessagingLifecycle,
+} from '@comanda/messaging';
 import { OutboundHttp, signBody } from '@comanda/outbound';
 import { DataSource } from 'typeorm';
 import { schemaOf } from '@comanda/persistence';
@@ -63,7 +68,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
       claim: (limit) => this.claim(limit),
       run: (operation, stopping) => this.sendOne(operation, stopping),
       onError: (error, operation, failedLooks = 1) =>
-        this.logger.error(
+        this.logger[loopFailureLevel(error)](
           operation
             ? `sending operation ${operation.id} failed: ${describe(error)}`
             : loopFailure('sending payment operations', describe(error), failedLooks),
