@@ -30,7 +30,7 @@ const GENERATOR_CPU =
     ? undefined
     : Number(process.env.BENCH_GENERATOR_CPU);
 const SAMPLE_MS = 100;
-/** BENCH_PROFILE=<file>: a CPU profile of the platform over the fixed-rate run (not the baseline). */
+/** BENCH_PROFILE=<file>: a CPU profile of the platform over the fixed-rate run (the baseline takes none). */
 const PROFILE = process.env.BENCH_PROFILE;
 /** The machine's other servers, which the bench does not use. */
 const DAEMONS = new Set(['beam.smp', 'mariadbd', 'redis-server', 'nats-server', 'mosquitto']);
@@ -225,7 +225,7 @@ async function timelineOf(
   const samples: Sample[] = [sample(pid)];
   const timer = setInterval(() => samples.push(sample(pid)), SAMPLE_MS);
   await askChild(server, { timeline: 'start' }, 'timelineStarted');
-  const fixed = await withProfile(server, PROFILE, () =>
+  const fixed = await withProfile(server, SIDE === 'baseline' ? undefined : PROFILE, () =>
     cpuPerRequest(
       pid,
       () =>

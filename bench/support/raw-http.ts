@@ -83,10 +83,6 @@ export class RawConnection {
     private readonly answered: (status: number | undefined) => void,
   ) {}
 
-  get busy(): boolean {
-    return this.inFlight;
-  }
-
   send(): void {
     this.inFlight = true;
     (this.socket ??= this.open()).write(this.request);

@@ -8,8 +8,8 @@ import { PerformanceObserver, performance } from 'node:perf_hooks';
 
 /** A server's main thread over a window, on the wall clock (epoch ms). */
 export interface ServerTimeline {
-  /** Every garbage collection: when it started, how long it took, `minor` or `major`. */
-  collections: { atEpochMs: number; ms: number; kind: string }[];
+  /** Every garbage collection: when it started and how long it took. */
+  collections: { atEpochMs: number; ms: number }[];
   /**
    * Every 100 ms or so: the main thread's time outside its event loop's wait so far (event loop
    * utilisation; wall time, so time it was runnable but not given a CPU counts).
@@ -25,13 +25,7 @@ function timelineRecorder(): (message: { timeline: 'start' | 'stop' }) => void {
       const timeline: ServerTimeline = { collections: [], busy: [] };
       const observer = new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) {
-          const { kind } = (entry as { detail?: { kind?: number } }).detail ?? {};
-          timeline.collections.push({
-            atEpochMs: epoch(entry.startTime),
-            ms: entry.duration,
-            // perf_hooks' NODE_PERFORMANCE_GC_MINOR is 1 (a scavenge); 2, 4, 8 are full ones.
-            kind: kind === 1 ? 'minor' : 'major',
-          });
+          timeline.collections.push({ atEpochMs: epoch(entry.startTime), ms: entry.duration });
         }
       });
       observer.observe({ entryTypes: ['gc'] });
