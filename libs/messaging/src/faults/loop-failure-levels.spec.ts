@@ -42,7 +42,11 @@ describe('the failures of a service loop', () => {
     const bus = new InProcessBus();
     const logger = new RecordingLogger();
     @Module({
-      imports: [coreModule(dataSource, bus), MessagingModule.forService(messagingOptions())],
+      imports: [
+        coreModule(dataSource, bus),
+        // The inbox cleanup every 100 ms, not every minute: a round of it meets the outage.
+        MessagingModule.forService(messagingOptions({ relay: { cleanupEveryMs: 100 } })),
+      ],
     })
     class RootModule {}
     let app: INestApplicationContext | undefined;
