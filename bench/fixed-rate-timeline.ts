@@ -23,6 +23,9 @@ import type { LoadOptions, LoadResult, Slice } from './support/load';
 import type { ServerTimeline } from './support/timeline-recorder';
 
 const SIDE = process.env.BENCH_SIDE ?? 'gateway';
+if (!['gateway', 'direct', 'baseline'].includes(SIDE)) {
+  throw new Error(`BENCH_SIDE must be gateway, direct or baseline, not "${SIDE}"`);
+}
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '20');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? '50');
 const GENERATOR_CPU =
