@@ -17,7 +17,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { askChild, processCpuMs, procStatFields, runLoad, withProfile } from './support/children';
+import {
+  askChild,
+  machineCpuTicks,
+  processCpuMs,
+  procStatFields,
+  runLoad,
+  withProfile,
+} from './support/children';
 import { CONFIG_PATH, withBenchServers } from './support/bench-platform';
 import type { LoadOptions, LoadResult, Slice } from './support/load';
 import type { ServerTimeline } from './support/timeline-recorder';
@@ -108,15 +115,12 @@ function stalledUs(resource: 'io' | 'cpu', line: 'some' | 'full'): number {
 }
 
 function sample(serverPid: number): Sample {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  // user nice system idle iowait irq softirq steal
-  const machine = fields.slice(0, 8).map(Number);
-  const total = machine.reduce((a, b) => a + b, 0);
+  const machine = machineCpuTicks();
   return {
     atEpochMs: performance.timeOrigin + performance.now(),
     ...processTicks(serverPid),
-    machineBusy: total - machine[3] - machine[4],
-    machineTotal: total,
+    machineBusy: machine.total - machine.idle,
+    machineTotal: machine.total,
     ioFullUs: stalledUs('io', 'full'),
     cpuSomeUs: stalledUs('cpu', 'some'),
   };

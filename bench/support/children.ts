@@ -152,14 +152,19 @@ export function processCpuMs(pid: number | undefined): { user: number; total: nu
 }
 
 /**
- * The machine's CPU time so far, in ticks (Linux `/proc/stat`): all of it, and what the
- * hypervisor gave to other guests while this one wanted to run (`steal`).
+ * The machine's CPU time so far, in ticks (Linux `/proc/stat`): all of it, the time no task
+ * ran (`idle`, waiting on I/O included), and what the hypervisor gave to other guests while
+ * this one wanted to run (`steal`).
  */
-export function machineCpuTicks(): { total: number; steal: number } {
+export function machineCpuTicks(): { total: number; idle: number; steal: number } {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
   const values = ticks.map(Number);
   // user nice system idle iowait irq softirq steal (guest time is inside user already)
-  return { total: values.slice(0, 8).reduce((a, b) => a + b, 0), steal: values[7] ?? 0 };
+  return {
+    total: values.slice(0, 8).reduce((a, b) => a + b, 0),
+    idle: values[3] + values[4],
+    steal: values[7] ?? 0,
+  };
 }
 
 /** The share of the machine's CPU time stolen by other guests between two readings, in %. */
