@@ -36,7 +36,7 @@ export {
 } from './api-version/api-version.errors';
 export { REQUEST_ID_HEADER } from './request/request-id';
 export { StorableInputGuard } from './storable/storable-input.guard';
-export { MAX_JSON_DEPTH, unstorableText } from './storable/storable-text';
+export { MAX_JSON_DEPTH, storableExcerpt, unstorableText } from './storable/storable-text';
 export { hasOwn, lookupTable, ownValue, PROTOTYPE_KEYS } from './safety/own-property';
 export { guardedStream } from './safety/safe-stream';
 export { allowedMethods, MethodNotAllowedError, registeredRoutes } from './routing/allowed-methods';

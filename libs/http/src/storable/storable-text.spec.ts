@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isStorable, MAX_JSON_DEPTH, unstorableText } from './storable-text';
+import { isStorable, MAX_JSON_DEPTH, storableExcerpt, unstorableText } from './storable-text';
 
 describe('text the database cannot store', () => {
   it('accepts ordinary unicode, emoji (surrogate pairs) and non-string values', () => {
@@ -72,5 +72,26 @@ describe('text the database cannot store', () => {
     for (let level = 0; level <= MAX_JSON_DEPTH; level++) deep = [deep];
     expect(isStorable(deep)).toBe(false);
     expect(isStorable((deep as unknown[])[0])).toBe(true);
+  });
+});
+
+describe('an excerpt of outside text made storable', () => {
+  it('drops NUL characters and replaces lone surrogates', () => {
+    expect(storableExcerpt('a\u0000b\ud800c\udc00', 100)).toBe('ab\ufffdc\ufffd');
+  });
+
+  it('never cuts a surrogate pair in two, and keeps whole pairs', () => {
+    expect(storableExcerpt('ab🍕cd', 3)).toBe('ab');
+    expect(storableExcerpt('ab🍕cd', 4)).toBe('ab🍕');
+  });
+
+  it('gives what it keeps as text the database can store, for any input', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.nat(50), (text, max) => {
+        const excerpt = storableExcerpt(text, max);
+        expect(excerpt.length).toBeLessThanOrEqual(max);
+        expect(unstorableText(excerpt)).toEqual([]);
+      }),
+    );
   });
 });

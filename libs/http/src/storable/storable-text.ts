@@ -82,3 +82,24 @@ export function unstorableText(value: unknown, path = '', depth = 0): ProblemFie
     return [...keyErrors, ...unstorableText(item, join(path, key), depth + 1)];
   });
 }
+
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * At most `maxLength` UTF-16 units of text from outside (a partner's answer, say) made
+ * storable: NUL characters dropped, lone surrogates replaced with U+FFFD, and the cut never
+ * made between the two halves of a pair. A record of what a partner said must not fail to be
+ * written because of what the partner said.
+ */
+export function storableExcerpt(text: string, maxLength: number): string {
+  let excerpt = text.slice(0, maxLength);
+  if (excerpt.includes('\u0000')) excerpt = excerpt.replaceAll('\u0000', '');
+  if (SURROGATE.test(excerpt)) {
+    // A pair cut in two at the end is dropped rather than kept as half a character.
+    if (/[\ud800-\udbff]$/.test(excerpt) && /^[\udc00-\udfff]/.test(text.slice(maxLength))) {
+      excerpt = excerpt.slice(0, -1);
+    }
+    excerpt = excerpt.replace(LONE_SURROGATES, '\ufffd');
+  }
+  return excerpt;
+}

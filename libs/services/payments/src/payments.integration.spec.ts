@@ -241,23 +241,36 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
     );
   });
 
-  it('fails at once, without waiting for the timeout, when the partner answers 400 (rule 7)', async () => {
-    harness.partner.script('malformed', () => ({ status: 400 }));
-    const orderId = await harness.checkout(MERCHANT, 'malformed');
-    const failed = await waitFor(
-      'payment.failed',
-      () => harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
-      // Well inside the 2.5 s operation timeout: the 400 decided it.
-      { timeoutMs: 2_000 },
-    );
-    expect((failed.data as { reason: string }).reason).toMatch(/^registration_rejected/);
-    const payment = await paymentOf(harness, orderId);
-    expect(payment.state).toBe('failed');
-    expect(payment.operations).toEqual([
-      expect.objectContaining({ type: 'registration', status: 'rejected', sendAttempts: 1 }),
-    ]);
-    expect(harness.partner.operationsOf(payment.id)).toHaveLength(1);
-  });
+  it.each([
+    ['', 'partner answered 400: '],
+    // PostgreSQL's text cannot hold a NUL: the record keeps the rest of what the partner said.
+    ['bad\u0000request', 'partner answered 400: badrequest'],
+  ])(
+    'fails at once, without waiting for the timeout, when the partner answers 400 (rule 7), body %j',
+    async (body, lastError) => {
+      const method = `malformed-${lastError.length}`;
+      harness.partner.script(method, () => ({ status: 400, body }));
+      const orderId = await harness.checkout(MERCHANT, method);
+      const failed = await waitFor(
+        'payment.failed',
+        () => harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
+        // Well inside the 2.5 s operation timeout: the 400 decided it.
+        { timeoutMs: 2_000 },
+      );
+      expect((failed.data as { reason: string }).reason).toMatch(/^registration_rejected/);
+      const payment = await paymentOf(harness, orderId);
+      expect(payment.state).toBe('failed');
+      expect(payment.operations).toEqual([
+        expect.objectContaining({
+          type: 'registration',
+          status: 'rejected',
+          sendAttempts: 1,
+          lastError,
+        }),
+      ]);
+      expect(harness.partner.operationsOf(payment.id)).toHaveLength(1);
+    },
+  );
 
   it('fails and annuls the registered transaction when the partner answers 400 to the authorization', async () => {
     harness.partner.script('authorization-malformed', (operation) =>

@@ -1,11 +1,16 @@
 import fc from 'fast-check';
-import { PARTNER_EVENT_TYPES, type PartnerEventType } from '@comanda/contracts';
+import {
+  PARTNER_EVENT_TYPES,
+  PAYMENT_OPERATION_TYPES,
+  type PartnerEventType,
+} from '@comanda/contracts';
 import { aSaga, sequentialIds, TEST_POLICY } from '../testing/payment-saga.builder';
 import {
   decide,
   PAYMENT_STATES,
   STATE_RANK,
   TERMINAL_STATES,
+  triggerName,
   type PaymentEffect,
   type PaymentSaga,
   type PaymentTrigger,
@@ -76,6 +81,7 @@ describe('payment state machine', () => {
       const decision = run(saga, {
         kind: 'operation_timed_out',
         operationId: 'op-x',
+        operationType: type,
         accepted: true,
       });
       expect(decision.saga.state).toBe('annulling');
@@ -106,7 +112,12 @@ describe('payment state machine', () => {
 
   it('fails at once when the partner rejects the operation with 400 (rule 7)', () => {
     const saga = aSaga().awaiting({ id: 'op-r', type: 'registration' }).build();
-    const decision = run(saga, { kind: 'operation_rejected', operationId: 'op-r', reason: '400' });
+    const decision = run(saga, {
+      kind: 'operation_rejected',
+      operationId: 'op-r',
+      operationType: 'registration',
+      reason: '400',
+    });
     expect(decision.saga.state).toBe('failed');
     expect(announced(decision.effects)).toEqual(['failed']);
     // Nothing was registered: nothing to annul.
@@ -119,7 +130,12 @@ describe('payment state machine', () => {
       .awaiting({ id: 'op-a', type: 'authorization' })
       .reservationUntil(at(600_000))
       .build();
-    const decision = run(saga, { kind: 'operation_rejected', operationId: 'op-a', reason: '400' });
+    const decision = run(saga, {
+      kind: 'operation_rejected',
+      operationId: 'op-a',
+      operationType: 'authorization',
+      reason: '400',
+    });
     expect(decision.saga.state).toBe('annulling');
     expect(decision.saga.failureReason).toBe('authorization_rejected: 400');
     expect(announced(decision.effects)).toEqual(['failed']);
@@ -142,7 +158,12 @@ describe('payment state machine', () => {
       .awaiting({ id: 'c-1', type: 'capture' })
       .reservationUntil(at(1_000_000))
       .build();
-    const rejected = run(saga, { kind: 'operation_rejected', operationId: 'c-1', reason: '400' });
+    const rejected = run(saga, {
+      kind: 'operation_rejected',
+      operationId: 'c-1',
+      operationType: 'capture',
+      reason: '400',
+    });
     expect(rejected.saga.state).toBe('capturing');
     expect(rejected.saga.captureFailures).toBe(1);
     expect(rejected.effects).toEqual([{ kind: 'schedule_capture_retry', at: at(60_000) }]);
@@ -224,7 +245,12 @@ describe('payment state machine', () => {
     const SENT = new Set(['c-1', 'c-retry-1']);
     /** The first capture's deadline passed, the partner having accepted it or not. */
     const timedOut = (accepted: boolean) =>
-      run(capturing(), { kind: 'operation_timed_out', operationId: 'c-1', accepted });
+      run(capturing(), {
+        kind: 'operation_timed_out',
+        operationId: 'c-1',
+        operationType: 'capture',
+        accepted,
+      });
     /** `trigger` decided knowing the captures sent for the payment. */
     const knowingSent = (saga: PaymentSaga, trigger: PaymentTrigger) =>
       decide(saga, trigger, NOW, TEST_POLICY, () => 'x', SENT);
@@ -283,8 +309,24 @@ describe('payment state machine', () => {
 
     it.each([
       ['annulment_failed', event('annulment_failed', 'a-1')],
-      ['annulment_rejected', { kind: 'operation_rejected', operationId: 'a-1', reason: '400' }],
-      ['annulment_timed_out', { kind: 'operation_timed_out', operationId: 'a-1', accepted: true }],
+      [
+        'annulment_rejected',
+        {
+          kind: 'operation_rejected',
+          operationId: 'a-1',
+          operationType: 'annulment',
+          reason: '400',
+        },
+      ],
+      [
+        'annulment_timed_out',
+        {
+          kind: 'operation_timed_out',
+          operationId: 'a-1',
+          operationType: 'annulment',
+          accepted: true,
+        },
+      ],
     ] as Array<[string, PaymentTrigger]>)(
       'is retried with a new operation after %s, while the reservation may still exist',
       (_name, trigger) => {
@@ -359,6 +401,7 @@ describe('payment state machine', () => {
       const timedOut = run(saga, {
         kind: 'operation_timed_out',
         operationId: 'a-1',
+        operationType: 'annulment',
         accepted: true,
       });
       expect(timedOut.saga.state).toBe('annulment_failed');
@@ -373,6 +416,7 @@ describe('payment state machine', () => {
       const failed = run(annulling(), {
         kind: 'operation_timed_out',
         operationId: 'a-1',
+        operationType: 'annulment',
         accepted: true,
       });
       const late = run(failed.saga, event('annulment_succeeded', 'a-1'));
@@ -445,11 +489,17 @@ describe('payment state machine', () => {
       const timedOut = run(annulling(at(30_000)), {
         kind: 'operation_timed_out',
         operationId: 'a-1',
+        operationType: 'annulment',
         accepted: true,
       });
       for (const trigger of [
         event('annulment_failed', 'a-1'),
-        { kind: 'operation_rejected', operationId: 'a-1', reason: '400' },
+        {
+          kind: 'operation_rejected',
+          operationId: 'a-1',
+          operationType: 'annulment',
+          reason: '400',
+        },
         event('capture_succeeded', 'a-1'),
         event('annulment_succeeded', 'an-annulment-never-sent'),
       ] as PaymentTrigger[]) {
@@ -472,11 +522,30 @@ describe('payment state machine', () => {
     expect(decision.applied).toBe(false);
   });
 
+  it('names a late 400 by its own operation, not by the one the payment waits for', () => {
+    // The partner reported the registration's success, then answered its request with 400.
+    const saga = aSaga()
+      .in('authorization_pending')
+      .awaiting({ id: 'op-a', type: 'authorization' })
+      .build();
+    const late: PaymentTrigger = {
+      kind: 'operation_rejected',
+      operationId: 'op-r',
+      operationType: 'registration',
+      reason: '400',
+    };
+    const decision = run(saga, late);
+    expect(decision.applied).toBe(false);
+    expect(decision.saga).toBe(saga);
+    expect(triggerName(late)).toBe('registration_rejected');
+  });
+
   it('ignores a late success for an operation that already timed out', () => {
     const saga = aSaga().awaiting({ id: 'op-r', type: 'registration' }).build();
     const timedOut = run(saga, {
       kind: 'operation_timed_out',
       operationId: 'op-r',
+      operationType: 'registration',
       accepted: true,
     });
     const late = run(timedOut.saga, event('registration_succeeded', 'op-r'));
@@ -511,11 +580,13 @@ describe('payment state machine under random partner behaviour (property)', () =
       fc.record({
         kind: fc.constant('operation_timed_out' as const),
         operationId: fc.constantFrom(...ids),
+        operationType: fc.constantFrom(...PAYMENT_OPERATION_TYPES),
         accepted: fc.boolean(),
       }),
       fc.record({
         kind: fc.constant('operation_rejected' as const),
         operationId: fc.constantFrom(...ids),
+        operationType: fc.constantFrom(...PAYMENT_OPERATION_TYPES),
         reason: fc.constant('400'),
       }),
       fc.constant<PaymentTrigger>({ kind: 'order_placed' }),

@@ -43,9 +43,19 @@ export const TERMINAL_STATES: ReadonlySet<PaymentState> = new Set([
 /** What can happen to a payment: partner events, answers to sending, the order, timers. */
 export type PaymentTrigger =
   | { kind: 'partner_event'; type: PartnerEventType; operationId: string; reason?: string }
-  | { kind: 'operation_rejected'; operationId: string; reason: string }
+  | {
+      kind: 'operation_rejected';
+      operationId: string;
+      operationType: PaymentOperationType;
+      reason: string;
+    }
   /** `accepted`: the partner answered 2xx before the deadline (rule 3); else it never did. */
-  | { kind: 'operation_timed_out'; operationId: string; accepted: boolean }
+  | {
+      kind: 'operation_timed_out';
+      operationId: string;
+      operationType: PaymentOperationType;
+      accepted: boolean;
+    }
   | { kind: 'order_placed' }
   | { kind: 'order_placement_failed'; reason: string }
   | { kind: 'capture_retry_due' }
@@ -122,20 +132,28 @@ export type TriggerName =
   | 'annulment_retry_due'
   | 'reservation_expired';
 
-export function triggerName(
-  trigger: PaymentTrigger,
-  pending: PendingOperation | null,
-): TriggerName | undefined {
+/**
+ * The name of `trigger` in the table. An answer or a deadline is named by its own operation,
+ * also when it is not the one the payment waits for (what the payment's history records).
+ */
+export function triggerName(trigger: PaymentTrigger): TriggerName {
   switch (trigger.kind) {
     case 'partner_event':
       return trigger.type;
     case 'operation_rejected':
-      return pending ? `${pending.type}_rejected` : undefined;
+      return `${trigger.operationType}_rejected`;
     case 'operation_timed_out':
-      return pending ? `${pending.type}_timed_out` : undefined;
+      return `${trigger.operationType}_timed_out`;
     default:
       return trigger.kind;
   }
+}
+
+/** The type of operation a trigger that names one is about. */
+function operationTypeOfTrigger(
+  trigger: Extract<PaymentTrigger, { operationId: string }>,
+): PaymentOperationType {
+  return trigger.kind === 'partner_event' ? operationTypeOf(trigger.type) : trigger.operationType;
 }
 
 /** The operation a partner event completes: `capture_failed` completes a `capture`. */
@@ -468,13 +486,13 @@ export function decide(
     if (!saga.pending || saga.pending.id !== trigger.operationId) {
       return ignore('not the operation the payment waits for (duplicate, late or unknown)');
     }
-    if (trigger.kind === 'partner_event' && operationTypeOf(trigger.type) !== saga.pending.type) {
-      return ignore(`${trigger.type} does not complete a ${saga.pending.type}`);
+    if (operationTypeOfTrigger(trigger) !== saga.pending.type) {
+      return ignore(`${triggerName(trigger)} does not end a ${saga.pending.type}`);
     }
   }
-  const name = triggerName(trigger, saga.pending);
-  const rule = name ? TABLE[saga.state][name] : undefined;
-  if (!rule) return ignore(`${name ?? trigger.kind} has no effect in state ${saga.state}`);
+  const name = triggerName(trigger);
+  const rule = TABLE[saga.state][name];
+  if (!rule) return ignore(`${name} has no effect in state ${saga.state}`);
   const outcome = rule(saga, { now, policy, newOperationId, trigger });
   if (typeof outcome === 'string') return ignore(outcome);
   if (STATE_RANK[outcome.saga.state] < STATE_RANK[saga.state]) {

@@ -165,14 +165,17 @@ export class PaymentRepository {
     );
   }
 
-  /** Whether the partner accepted the operation (answered 2xx), its row locked. */
-  async lockOperationAccepted(tx: Tx, id: string): Promise<boolean> {
-    const rows: Array<{ accepted: boolean }> = await tx.query(
-      `SELECT accepted_at IS NOT NULL AS accepted FROM ${table(tx, 'payment_operations')}
+  /** The operation's type and whether the partner accepted it (answered 2xx), its row locked. */
+  async lockOperation(
+    tx: Tx,
+    id: string,
+  ): Promise<{ type: PaymentOperationType; accepted: boolean } | undefined> {
+    const rows: Array<{ type: PaymentOperationType; accepted: boolean }> = await tx.query(
+      `SELECT type, accepted_at IS NOT NULL AS accepted FROM ${table(tx, 'payment_operations')}
        WHERE id = $1 FOR UPDATE`,
       [id],
     );
-    return rows[0]?.accepted ?? false;
+    return rows[0];
   }
 
   /** Ends an operation that is still open; a finished one keeps its first outcome. */

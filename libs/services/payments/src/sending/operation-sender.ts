@@ -11,6 +11,8 @@ import {
   loopFailureLevel,
   MessagingLifecycle,
 } from '@comanda/messaging';
+import type { PaymentOperationType } from '@comanda/contracts';
+import { storableExcerpt } from '@comanda/http';
 import { OutboundHttp, signBody } from '@comanda/outbound';
 import { DataSource } from 'typeorm';
 import { schemaOf } from '@comanda/persistence';
@@ -22,6 +24,7 @@ import { ApplyPaymentTrigger } from '../usecases/apply-trigger/apply-payment-tri
 interface ClaimedOperation {
   id: string;
   payment_id: string;
+  type: PaymentOperationType;
   merchant_id: string;
   body: string;
   send_attempts: number;
@@ -99,7 +102,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
          FOR UPDATE SKIP LOCKED
        ) due
        WHERE o.id = due.id
-       RETURNING o.id, o.payment_id, o.merchant_id, o.body, o.send_attempts,
+       RETURNING o.id, o.payment_id, o.type, o.merchant_id, o.body, o.send_attempts,
          (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
          (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed`,
       [this.leaseMs, limit],
@@ -126,6 +129,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
           const decision = await this.apply.execute(tx, operation.payment_id, {
             kind: 'operation_rejected',
             operationId: operation.id,
+            operationType: operation.type,
             reason: result.reason,
           });
           if (!decision?.applied) {
@@ -189,7 +193,11 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
       if (response.status >= 200 && response.status < 300) return { kind: 'accepted' };
       // 400: the partner will send no event for this request (rule 7); waiting is pointless.
       if (response.status === 400) {
-        return { kind: 'rejected', reason: `partner answered 400: ${response.body.slice(0, 500)}` };
+        return {
+          kind: 'rejected',
+          // The partner's words, as far as PostgreSQL's text can hold them (no NUL).
+          reason: `partner answered 400: ${storableExcerpt(response.body, 500)}`,
+        };
       }
       return { kind: 'retry', error: `partner answered ${response.status}` };
     } catch (error) {

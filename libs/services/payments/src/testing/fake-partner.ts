@@ -20,6 +20,8 @@ export interface PartnerReply {
   /** Never answers: the request stays open until the partner stops. */
   hang?: boolean;
   headers?: Record<string, string>;
+  /** The answer's body (none when left out). */
+  body?: string;
   event?: PartnerEventType;
 }
 
@@ -97,7 +99,7 @@ export class FakePartner {
       status: reply.status,
     });
     if (reply.hang) return;
-    response.writeHead(reply.status, reply.headers).end();
+    response.writeHead(reply.status, reply.headers).end(reply.body);
     if (reply.event) await this.deliver(body, reply.event);
   }
 }

@@ -83,16 +83,24 @@ export class ApplyPaymentTrigger {
       this.logger.warn(`${input.kind} for unknown payment ${paymentId} ignored`);
       return undefined;
     }
-    const trigger: PaymentTrigger =
-      input.kind === 'operation_deadline'
-        ? {
-            kind: 'operation_timed_out',
-            operationId: input.operationId,
-            // Locked after the payment, as finishing an operation does: a 2xx the sender
-            // records at this instant is either seen here or comes too late to count.
-            accepted: await this.payments.lockOperationAccepted(tx, input.operationId),
-          }
-        : input;
+    let trigger: PaymentTrigger;
+    if (input.kind === 'operation_deadline') {
+      // Locked after the payment, as finishing an operation does: a 2xx the sender records
+      // at this instant is either seen here or comes too late to count.
+      const operation = await this.payments.lockOperation(tx, input.operationId);
+      if (!operation) {
+        this.logger.warn(`deadline of unknown operation ${input.operationId} ignored`);
+        return undefined;
+      }
+      trigger = {
+        kind: 'operation_timed_out',
+        operationId: input.operationId,
+        operationType: operation.type,
+        accepted: operation.accepted,
+      };
+    } else {
+      trigger = input;
+    }
     const decision = decide(
       payment.saga,
       trigger,
@@ -112,7 +120,7 @@ export class ApplyPaymentTrigger {
       tx,
       payment.id,
       {
-        trigger: triggerName(trigger, payment.saga.pending) ?? trigger.kind,
+        trigger: triggerName(trigger),
         eventId: origin.eventId ?? null,
         operationId: 'operationId' in trigger ? trigger.operationId : null,
         reason: 'reason' in trigger && trigger.reason ? trigger.reason.slice(0, MAX_REASON) : null,
