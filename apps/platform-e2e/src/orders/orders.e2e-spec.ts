@@ -172,6 +172,29 @@ describe('orders through the gateway', () => {
       expect(listed.json.items.filter((o) => o.basketId === basket.json.id)).toHaveLength(1);
     });
 
+    it('refuses a checkout body with members (a checkout carries none), leaving the basket open', async () => {
+      const basket = await tenant.as<{ id: string }>(['storefront'], 'POST', '/baskets', {
+        storeId,
+        fulfillment: 'pickup',
+        guest: GUEST,
+      });
+      await tenant.as(['storefront'], 'POST', `/baskets/${basket.json.id}/items`, {
+        menuItemId: 'fries',
+        quantity: 1,
+      });
+      const path = `/baskets/${basket.json.id}/checkout`;
+      const refused = await tenant.as(['storefront'], 'POST', path, {
+        payment: { merchantId: 'm', paymentMethod: 'card' },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({
+        code: 'request.invalid',
+        errors: [expect.objectContaining({ path: 'payment' })],
+      });
+      const checkedOut = await tenant.as(['storefront'], 'POST', path, {});
+      expect(checkedOut.status).toBe(202);
+    });
+
     it('refuses a menu item typed as a charge item, and a menu item twice', async () => {
       const item = { id: 'x', type: 'deliveryFee', title: 'X', price: 1, mappingDetails: {} };
       const typed = await tenant.as(['catalog:write'], 'PUT', `/stores/${storeId}/menu`, {
@@ -268,6 +291,9 @@ describe('orders through the gateway', () => {
         ['pos/placed', {}],
         ['pos/failed', {}],
         ['pos/failed', { code: 7 }],
+        // Text PostgreSQL cannot store: a NUL, a lone surrogate.
+        ['pos/failed', { code: 'a\u0000', message: 'm' }],
+        ['pos/placed', { orderName: '\ud800' }],
       ] as const) {
         const late = await tenant.as(
           [...placement],

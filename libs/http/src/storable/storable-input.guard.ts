@@ -2,6 +2,7 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import type { FastifyRequest } from 'fastify';
 import { httpRequestOf } from '../nest/http-request-of';
 import { RequestValidationError } from '../validation/request-validation.error';
+import { RefusedBody, takesRefusedBody } from '../fastify/refused-body';
 import { isStorable, unstorableText } from './storable-text';
 
 /**
@@ -20,11 +21,15 @@ export class StorableInputGuard implements CanActivate {
     if (isStorable(request.params) && isStorable(request.query) && isStorable(request.body)) {
       return true;
     }
-    const errors = [
-      ...unstorableText(request.params),
-      ...unstorableText(request.query),
-      ...unstorableText(request.body),
-    ];
+    const errors = [...unstorableText(request.params), ...unstorableText(request.query)];
+    const bodyErrors = unstorableText(request.body);
+    // A route that judges a refused body itself (a finalized order answers 405 to any
+    // report) gets this refusal as it gets a parser's.
+    if (errors.length === 0 && bodyErrors.length > 0 && takesRefusedBody(request)) {
+      request.body = new RefusedBody(new RequestValidationError(bodyErrors));
+      return true;
+    }
+    errors.push(...bodyErrors);
     if (errors.length > 0) throw new RequestValidationError(errors);
     return true;
   }

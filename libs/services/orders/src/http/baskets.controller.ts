@@ -25,6 +25,7 @@ import {
   AddItemDto,
   BasketView,
   CheckoutAnswerView,
+  CheckoutDto,
   CreateBasketDto,
   DiscountDto,
 } from './basket.dto';
@@ -143,6 +144,7 @@ export class BasketsController {
     @CurrentPrincipal() principal: Principal,
     @Param('basketId') basketId: string,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body() _nothing: CheckoutDto,
   ): Promise<CheckoutAnswerView> {
     const key = idempotencyKeyOf(idempotencyKey);
     return this.unitOfWork.run((tx) =>

@@ -100,7 +100,11 @@ export class PlacementController {
   @HttpCode(200)
   @ApiOkResponse({ type: CallbackAnswerView })
   @ApiResponse({ status: 405, description: 'The order is already finalized' })
-  @ApiResponse({ status: 409, description: 'An orderRefsDict value belongs to another order' })
+  @ApiResponse({
+    status: 409,
+    description:
+      'The order still waits for its payment (order.not_ready), or an orderRefsDict value belongs to another order (order.ref_taken)',
+  })
   @ApiBody({ type: PlacedReportDto })
   async placed(
     @CurrentPrincipal() principal: Principal,
@@ -132,6 +136,10 @@ export class PlacementController {
   @HttpCode(200)
   @ApiOkResponse({ type: CallbackAnswerView })
   @ApiResponse({ status: 405, description: 'The order is already finalized' })
+  @ApiResponse({
+    status: 409,
+    description: 'The order still waits for its payment (order.not_ready)',
+  })
   @ApiBody({ type: FailedReportDto })
   async failed(
     @CurrentPrincipal() principal: Principal,
