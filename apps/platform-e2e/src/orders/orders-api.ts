@@ -138,17 +138,19 @@ export interface CheckedOut {
   status: string;
 }
 
-/** A basket with `quantity` burgers, checked out (without payment unless given). */
-export async function placeBasket(
+export interface BasketOptions {
+  fulfillment?: 'pickup' | 'delivery';
+  payment?: { merchantId: string; paymentMethod: string };
+  quantity?: number;
+  requestedReadyTime?: string;
+}
+
+/** A basket with `quantity` burgers (without payment unless given), not checked out: its id. */
+export async function filledBasket(
   tenant: OrdersTenant,
   storeId: string,
-  options: {
-    fulfillment?: 'pickup' | 'delivery';
-    payment?: { merchantId: string; paymentMethod: string };
-    quantity?: number;
-    requestedReadyTime?: string;
-  } = {},
-): Promise<CheckedOut> {
+  options: BasketOptions = {},
+): Promise<string> {
   const basket = await tenant.as<{ id: string }>(['storefront'], 'POST', '/baskets', {
     storeId,
     fulfillment: options.fulfillment ?? 'pickup',
@@ -162,14 +164,24 @@ export async function placeBasket(
     quantity: options.quantity ?? 1,
   });
   if (item.status !== 201) throw new Error(`item: ${item.status} ${item.text}`);
+  return basket.json.id;
+}
+
+/** A basket with `quantity` burgers, checked out (without payment unless given). */
+export async function placeBasket(
+  tenant: OrdersTenant,
+  storeId: string,
+  options: BasketOptions = {},
+): Promise<CheckedOut> {
+  const basketId = await filledBasket(tenant, storeId, options);
   const checkout = await tenant.as<{ orderId: string; status: string }>(
     ['storefront'],
     'POST',
-    `/baskets/${basket.json.id}/checkout`,
+    `/baskets/${basketId}/checkout`,
     {},
   );
   if (checkout.status !== 202) throw new Error(`checkout: ${checkout.status} ${checkout.text}`);
-  return { basketId: basket.json.id, ...checkout.json };
+  return { basketId, ...checkout.json };
 }
 
 export function placedReport(refs: Record<string, string> = {}): Record<string, unknown> {

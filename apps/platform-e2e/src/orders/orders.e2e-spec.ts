@@ -10,6 +10,7 @@ import {
 } from '@comanda/testing';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import {
+  filledBasket,
   GUEST,
   ITEM_MAPPING,
   STORE_MAPPING,
@@ -173,16 +174,7 @@ describe('orders through the gateway', () => {
     });
 
     it('refuses a checkout body with members (a checkout carries none), leaving the basket open', async () => {
-      const basket = await tenant.as<{ id: string }>(['storefront'], 'POST', '/baskets', {
-        storeId,
-        fulfillment: 'pickup',
-        guest: GUEST,
-      });
-      await tenant.as(['storefront'], 'POST', `/baskets/${basket.json.id}/items`, {
-        menuItemId: 'fries',
-        quantity: 1,
-      });
-      const path = `/baskets/${basket.json.id}/checkout`;
+      const path = `/baskets/${await filledBasket(tenant, storeId)}/checkout`;
       const refused = await tenant.as(['storefront'], 'POST', path, {
         payment: { merchantId: 'm', paymentMethod: 'card' },
       });
