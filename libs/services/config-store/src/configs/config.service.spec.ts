@@ -118,7 +118,7 @@ describe('ConfigService (real database)', () => {
     ).rejects.toMatchObject({ status: 404 });
   });
 
-  it('refuses a stale If-Match with config.version_conflict, and a racing save loses the same way', async () => {
+  it('refuses a stale If-Match with config.version_conflict; racing saves without one all land, in turn', async () => {
     await kit.configs.create(alice, 'race', { id: 'race' }, save);
     await kit.configs.update(alice, 'race', { id: 'race' }, { dryRun: false, ifMatch: '"1"' });
     await expect(
@@ -127,20 +127,36 @@ describe('ConfigService (real database)', () => {
       status: 409,
       code: 'config.version_conflict',
     });
-    const results = await Promise.allSettled([
-      kit.configs.update(alice, 'race', { id: 'race', values: { w: 1 } }, save),
-      kit.configs.update(alice, 'race', { id: 'race', values: { w: 2 } }, save),
-    ]);
-    const versions = (
-      await kit.configs.listVersions(alice, 'race', {
-        take: 10,
-        includeDeleted: false,
-        includeDatatypes: false,
-      })
-    ).map((version) => version.version);
-    const fulfilled = results.filter((result) => result.status === 'fulfilled').length;
-    expect(versions).toEqual(fulfilled === 2 ? [4, 3, 2, 1] : [3, 2, 1]);
+    const written = [1, 2, 3, 4, 5, 6];
+    const results = await Promise.all(
+      written.map((w) => kit.configs.update(alice, 'race', { id: 'race', values: { w } }, save)),
+    );
+    expect(results.map((result) => result.version).sort()).toEqual([3, 4, 5, 6, 7, 8]);
+    const versions = await kit.configs.listVersions(alice, 'race', {
+      take: 10,
+      includeDeleted: false,
+      includeDatatypes: false,
+    });
+    expect(versions.map((version) => version.version)).toEqual([8, 7, 6, 5, 4, 3, 2, 1]);
+    // Each version holds what its own save wrote.
     for (const result of results) {
+      expect(versions.find((version) => version.version === result.version)?.values).toEqual(
+        result.config.values,
+      );
+    }
+    // Of If-Match saves racing for the same version, exactly one wins.
+    const conditional = await Promise.allSettled(
+      written.map((w) =>
+        kit.configs.update(
+          alice,
+          'race',
+          { id: 'race', values: { w } },
+          { dryRun: false, ifMatch: '"8"' },
+        ),
+      ),
+    );
+    expect(conditional.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    for (const result of conditional) {
       if (result.status === 'rejected')
         expect(result.reason).toMatchObject({ code: 'config.version_conflict' });
     }

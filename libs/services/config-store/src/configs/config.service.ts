@@ -149,6 +149,7 @@ export class ConfigService {
     entity: string,
     options: { ifMatch?: string },
   ): Promise<ConfigResult> {
+    await this.takeTurn(manager, actor, entity);
     const current = await this.current(manager, actor, entity, true);
     if (!current) throw new ConfigNotFoundError(entity);
     if (!ifMatchSatisfied(options.ifMatch, current.version))
@@ -177,6 +178,7 @@ export class ConfigService {
     options: SaveOptions,
   ): Promise<ConfigResult> {
     const saveIn = async (manager: EntityManager): Promise<ConfigResult> => {
+      await this.takeTurn(manager, actor, entity);
       const latest = await this.latest(manager, actor, entity);
       const current = latest && latest.deletedAt === null ? latest : undefined;
       if (mode === 'create' && current) throw new ConfigAlreadyExistsError(entity);
@@ -223,7 +225,7 @@ export class ConfigService {
     try {
       return options.dryRun ? await rolledBack(tx, saveIn) : await saveIn(tx);
     } catch (error) {
-      // A concurrent save took the same version number first.
+      // Saves take turns (takeTurn); kept for a writer that does not, if one ever appears.
       if (violatedUniqueConstraint(error) === VERSION_KEY) {
         throw mode === 'create'
           ? new ConfigAlreadyExistsError(entity)
@@ -231,6 +233,19 @@ export class ConfigService {
       }
       throw error;
     }
+  }
+
+  /**
+   * Writers of one config take turns until their transaction ends: each then reads the
+   * version the one before it committed. A save without If-Match is the next version
+   * whatever raced it (last writer wins, as a PUT without a precondition means); one with
+   * If-Match loses with 409 only when the version it names is no longer current.
+   */
+  private async takeTurn(manager: EntityManager, actor: Actor, entity: string): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+      `comanda:config:${actor.tenantId}`,
+      entity,
+    ]);
   }
 
   private latest(
