@@ -249,6 +249,25 @@ describe('config store: connections through the gateway', () => {
     expect(updated.status).toBe(400);
   });
 
+  it('creates only connections its path can name again: 200 UTF-16 units at most, never . or ..', async () => {
+    const entity = freshEntity('addressable');
+    // 100 emoji are 200 UTF-16 units: the longest id, created and read back by its path.
+    const longest = '🍕'.repeat(100);
+    await create(entity, longest);
+    const read = await alice.call<ConnectionOutput>(
+      'GET',
+      `${connections(entity)}/${encodeURIComponent(longest)}`,
+    );
+    expect([read.status, read.body.id]).toEqual([200, longest]);
+    for (const id of ['🍕'.repeat(101), '.', '..']) {
+      const refused = await alice.call('POST', connections(entity), {
+        body: { id, entityType: 'Type' },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'request.invalid', errors: [{ path: 'id' }] });
+    }
+  });
+
   it('needs connections:write to create and connections:read to list', async () => {
     const reader = await integrator(platform, 'tenant-connections-a', ['connections:read']);
     const entity = freshEntity('perm');

@@ -349,6 +349,27 @@ describe('config store: extensions through the gateway', () => {
     expect(list.body).toEqual([]);
   });
 
+  it('publishes only extensions its path can name again: 200 UTF-16 units at most, never . or ..', async () => {
+    const entity = freshEntity('addressable');
+    const longest = `x-${'🍕'.repeat(99)}`;
+    const published = await alice.call('POST', extensions(entity), {
+      body: { id: longest, version: '1.0.0', availability: 'Public' },
+    });
+    expect(published.status).toBe(200);
+    const read = await alice.call<{ id: string }>(
+      'GET',
+      `${extensions(entity)}/${encodeURIComponent(longest)}`,
+    );
+    expect([read.status, read.body.id]).toEqual([200, longest]);
+    for (const id of [`x-${'🍕'.repeat(100)}`, '.', '..']) {
+      const refused = await alice.call('POST', extensions(entity), {
+        body: { id, version: '1.0.0', availability: 'Public' },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'request.invalid', errors: [{ path: 'id' }] });
+    }
+  });
+
   it('needs extensions:read to list and extensions:write to publish', async () => {
     const reader = await integrator(platform, 'tenant-extensions-a', ['extensions:read']);
     const entity = freshEntity('perm');

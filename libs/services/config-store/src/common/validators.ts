@@ -56,3 +56,28 @@ export function IsReferenceMap(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/**
+ * An id a record is created with and later addressed by in a path (`/connections/{id}`,
+ * `/extensions/{id}`): 1 to `LIMITS.idLength` UTF-16 units, the measure the router applies to
+ * a path parameter (class-validator's `Length` counts code points, so 101 emoji passed it and
+ * then named nothing), and not `.` or `..`, which no path can carry as a segment.
+ */
+export function IsAddressableId(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isAddressableId',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' &&
+          value.length >= 1 &&
+          value.length <= LIMITS.idLength &&
+          value !== '.' &&
+          value !== '..',
+        defaultMessage: () =>
+          `$property must be a string of 1 to ${LIMITS.idLength} UTF-16 code units, not "." or ".."`,
+      },
+    },
+    options,
+  );
+}

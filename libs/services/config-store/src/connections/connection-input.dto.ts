@@ -1,10 +1,9 @@
-import { IsIn, IsString, Length } from 'class-validator';
-import { LIMITS } from '../common/limits';
+import { IsIn } from 'class-validator';
+import { IsAddressableId } from '../common/validators';
 import { CONNECTION_ENTITY_TYPES, type ConnectionEntityType } from './connection-entity-type';
 
 export class ConnectionInputDto {
-  @IsString()
-  @Length(1, LIMITS.idLength)
+  @IsAddressableId()
   id!: string;
 
   @IsIn(CONNECTION_ENTITY_TYPES, {

@@ -1,13 +1,12 @@
 import { IsIn, IsString, Length } from 'class-validator';
 import { IsOmittable } from '@comanda/http';
 import { LIMITS } from '../common/limits';
-import { IsReferenceMap } from '../common/validators';
+import { IsAddressableId, IsReferenceMap } from '../common/validators';
 import type { ExtensionReference } from './extension-reference';
 import { AVAILABILITIES, type Availability } from './extension-version.entity';
 
 export class ExtensionInputDto {
-  @IsString()
-  @Length(1, LIMITS.idLength)
+  @IsAddressableId()
   id!: string;
 
   @IsString()
