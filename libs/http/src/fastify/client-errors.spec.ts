@@ -77,6 +77,11 @@ describe('requests Node refuses before any route sees them', () => {
     expectProblem(parse(raw), 400, 'request.bad_request');
   });
 
+  it('answers an HTTP/1.1 request without Host with a 400 problem, then closes', async () => {
+    const raw = await exchange(port, 'GET /kitchen HTTP/1.1\r\nX-Api-Version: 0\r\n\r\n');
+    expectProblem(parse(raw), 400, 'request.host_missing');
+  });
+
   it('answers a body that stops arriving with one 408 problem, then closes', async () => {
     const raw = await exchange(
       port,

@@ -38,7 +38,8 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     bodyLimit,
     // No socket may sit on a half-sent request forever: a handful of slow clients would
     // otherwise hold the server (slowloris).
-    http: timeouts,
+    // A missing Host is refused as a problem by installRequestContext instead of Node's empty 400.
+    http: { ...timeouts, requireHostHeader: false },
     requestTimeout: timeouts.requestTimeout,
     keepAliveTimeout: timeouts.keepAliveTimeout,
     // Logs go through pino (see loggingModule and installRequestLogging), with our request id.

@@ -1,6 +1,15 @@
 import { childTraceparent, runWithContext, type RequestContext } from '@comanda/context';
 import type { FastifyInstance } from 'fastify';
+import { ProblemError } from '../problem/problem.error';
+import { replyWithProblem } from '../problem/reply-with-problem';
 import { REQUEST_ID_HEADER } from './request-id';
+
+const MISSING_HOST = new ProblemError({
+  status: 400,
+  code: 'request.host_missing',
+  title: 'Host header missing',
+  detail: 'Send a Host header with the request (RFC 9112, section 3.2).',
+});
 
 /**
  * Runs each request inside `runWithContext`, from its first hook on. Fastify calls the next
@@ -12,6 +21,15 @@ import { REQUEST_ID_HEADER } from './request-id';
 export function installRequestContext(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    // Checked here, in the hook every request runs anyway, rather than by Node: Node answers an
+    // HTTP/1.1 request without Host (RFC 9112 §3.2) with an empty 400, not a problem
+    // (`requireHostHeader: false` in createFastifyAdapter hands the check over).
+    if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      // And the connection ends with it, as Node's answer ended it.
+      reply.header('connection', 'close');
+      replyWithProblem(request, reply, MISSING_HOST);
+      return;
+    }
     const incoming = request.headers.traceparent;
     const context: RequestContext = {
       requestId: request.id,
