@@ -228,6 +228,22 @@ describe('orders through the gateway', () => {
         expect(notAnInstant.status).toBe(400);
         expect(notAnInstant.json.errors[0].path).toBe('requestedReadyTime');
       }
+      // An array where an object belongs, even one holding the right object, is a 400.
+      for (const [path, value] of [
+        ['guest', []],
+        ['guest', [GUEST]],
+        ['payment', []],
+        ['payment', [{ merchantId: 'someone-else', paymentMethod: 'card' }]],
+      ] as const) {
+        const array = await tenant.as<Order>(['storefront'], 'POST', '/baskets', {
+          storeId,
+          fulfillment: 'pickup',
+          guest: GUEST,
+          [path]: value,
+        });
+        expect([array.status, array.json.code]).toEqual([400, 'request.invalid']);
+        expect(array.json.errors[0].path).toBe(path);
+      }
     });
   });
 

@@ -7,6 +7,7 @@ import {
   IsEmail,
   IsIn,
   IsInt,
+  IsObject,
   IsString,
   Length,
   Max,
@@ -84,12 +85,15 @@ export class CreateBasketDto {
   requestedReadyTime?: string;
 
   @ApiProperty({ type: GuestDto })
+  // ValidateNested alone lets an array through (it checks each element: none in []).
+  @IsObject()
   @ValidateNested()
   @Type(() => GuestDto)
   guest!: GuestDto;
 
   @ApiPropertyOptional({ type: PaymentRequestDto })
   @IsOmittable()
+  @IsObject()
   @ValidateNested()
   @Type(() => PaymentRequestDto)
   payment?: PaymentRequestDto;
