@@ -198,13 +198,6 @@ export class BasketView {
   @ApiProperty() createdAt!: string;
 }
 
-/**
- * A checkout carries nothing but its basket and `Idempotency-Key`. Members sent anyway are
- * refused (400), as on every other endpoint, rather than ignored: a caller who sends the
- * payment here, say, learns that it belongs on the basket.
- */
-export class CheckoutDto {}
-
 export class CheckoutAnswerView {
   @ApiProperty() orderId!: string;
   @ApiProperty({ enum: ['ready', 'awaiting_payment'] }) status!: string;

@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  createParamDecorator,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  UseGuards,
+  type ExecutionContext,
+} from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -6,7 +18,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { RequestValidationError, StorableInputGuard } from '@comanda/http';
+import { httpRequestOf, RequestValidationError, StorableInputGuard } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import {
   CurrentPrincipal,
@@ -25,7 +37,6 @@ import {
   AddItemDto,
   BasketView,
   CheckoutAnswerView,
-  CheckoutDto,
   CreateBasketDto,
   DiscountDto,
 } from './basket.dto';
@@ -47,6 +58,29 @@ function basketView({ basket, items, totals }: PricedBasket, principal: Principa
     createdAt: basket.createdAt.toISOString(),
   };
   return redactPersonalData(view, principal, GUEST_PERSONAL_DATA);
+}
+
+/** The request's body as parsed, for a route that documents none (`@Body()` would). */
+const UndocumentedBody = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): unknown =>
+    httpRequestOf<FastifyRequest>(context).body,
+);
+
+/**
+ * A checkout carries nothing but its basket and `Idempotency-Key`: no body, or `{}`. Members
+ * sent anyway are refused (400), as on every other endpoint, rather than ignored: a caller who
+ * sends the payment here, say, learns that it belongs on the basket.
+ */
+function refuseMembers(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new RequestValidationError([{ path: '', message: 'a checkout takes no body, or {}' }]);
+  }
+  const members = Object.keys(body);
+  if (members.length === 0) return;
+  throw new RequestValidationError(
+    members.map((member) => ({ path: member, message: `property ${member} should not exist` })),
+  );
 }
 
 function idempotencyKeyOf(header: string | undefined): string | undefined {
@@ -144,8 +178,9 @@ export class BasketsController {
     @CurrentPrincipal() principal: Principal,
     @Param('basketId') basketId: string,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Body() _nothing: CheckoutDto,
+    @UndocumentedBody() body: unknown,
   ): Promise<CheckoutAnswerView> {
+    refuseMembers(body);
     const key = idempotencyKeyOf(idempotencyKey);
     return this.unitOfWork.run((tx) =>
       this.checkout.execute(tx, {
