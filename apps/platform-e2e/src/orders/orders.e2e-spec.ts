@@ -566,17 +566,24 @@ describe('orders through the gateway', () => {
       expect(offset.status).toBe(200);
     });
 
-    it('takes an RFC 3339 date-time with a lower-case t and z, and keeps it upper-case', async () => {
+    it('takes the other ISO 8601 forms with a zone (lower-case t and z, basic format, +0100) and keeps them in RFC 3339 form', async () => {
       const { orderId } = await placeBasket(tenant, storeId);
       const placed = await tenant.as<Order>(
         [...placement],
         'POST',
         `/orders/${orderId}/pos/placed`,
-        { ...placedReport(), datePlaced: '2026-11-23t18:00:05z' },
+        {
+          ...placedReport(),
+          datePlaced: '2026-11-23t18:00:05z',
+          estimatedReadyTime: '20261123T192000+0100',
+        },
       );
       expect(placed.status).toBe(200);
-      const read = await order(orderId);
-      expect(read.placement.report.datePlaced).toBe('2026-11-23T18:00:05Z');
+      const { report } = (await order(orderId)).placement;
+      expect([report.datePlaced, report.estimatedReadyTime]).toEqual([
+        '2026-11-23T18:00:05Z',
+        '2026-11-23T19:20:00+01:00',
+      ]);
     });
   });
 

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { flattenValidationErrors } from '@comanda/http';
 import { FailedReportDto, PlacedReportDto } from './placement.dto';
+import { rfc3339Of } from './validators';
 
 /** The messages validation gives a placed report with `orderName`, [] when it is valid. */
 async function orderNameErrors(orderName: unknown): Promise<string[]> {
@@ -130,9 +132,53 @@ describe('the date-times of a placed report', () => {
     ['a day that does not exist', '2026-02-30T12:00:00Z'],
     ['a time without a zone', '2026-11-23T18:00:00'],
     ['a date alone', '2026-11-23'],
+    ['a basic-format time without a zone', '20261123T180000'],
+    ['a week date', '2026-W48-1T18:00:00Z'],
+    ['hour 24', '2026-11-23T24:00:00Z'],
+    ['an offset of 24 hours', '2026-11-23T18:00:00+24:00'],
   ])('refuses %s', async (_name, value) => {
     expect(await errorsFor(value)).toEqual([
-      { path: 'datePlaced', message: expect.stringMatching(/RFC 3339 date-time/) },
+      { path: 'datePlaced', message: expect.stringMatching(/ISO 8601 date-time with a time zone/) },
     ]);
+  });
+});
+
+describe('ISO 8601 date-times in their RFC 3339 form', () => {
+  it.each([
+    ['2026-11-23T19:20:00+01:00', '2026-11-23T19:20:00+01:00'],
+    ['2026-11-23t18:20:00z', '2026-11-23T18:20:00Z'],
+    ['2026-11-23T19:20:00+0100', '2026-11-23T19:20:00+01:00'],
+    ['2026-11-23T19:20+01', '2026-11-23T19:20:00+01:00'],
+    ['2026-11-23T18Z', '2026-11-23T18:00:00Z'],
+    ['20261123T192000+0100', '2026-11-23T19:20:00+01:00'],
+    ['20261123T1820Z', '2026-11-23T18:20:00Z'],
+    ['2026-11-23T18:20:00,25-03:30', '2026-11-23T18:20:00.25-03:30'],
+  ])('keeps %s as %s, and a report takes it so', async (given, kept) => {
+    expect(rfc3339Of(given)).toBe(kept);
+    const report = plainToInstance(PlacedReportDto, {
+      orderName: 'Check 42',
+      datePlaced: given,
+      estimatedReadyTime: given,
+    });
+    expect(flattenValidationErrors(await validate(report))).toEqual([]);
+    expect([report.datePlaced, report.estimatedReadyTime]).toEqual([kept, kept]);
+  });
+
+  it('names the same instant as the value it was given', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1970-01-01'), max: new Date('2999-12-31'), noInvalidDate: true }),
+        fc.integer({ min: -14, max: 14 }),
+        (instant, hours) => {
+          // The instant written under an offset of whole hours, in the basic format.
+          const local = new Date(instant.getTime() + hours * 3_600_000).toISOString();
+          const sign = hours < 0 ? '-' : '+';
+          const offset = `${sign}${String(Math.abs(hours)).padStart(2, '0')}00`;
+          const basic = `${local.slice(0, 19).replace(/[-:]/g, '')}${offset}`;
+          const seconds = Math.floor(instant.getTime() / 1000) * 1000;
+          expect(Date.parse(rfc3339Of(basic))).toBe(seconds);
+        },
+      ),
+    );
   });
 });

@@ -15,7 +15,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 const DATE_TIME_MESSAGE =
-  '$property must be an RFC 3339 date-time with a time zone, such as 2026-11-23T18:20:00Z';
+  '$property must be an ISO 8601 date-time with a time zone, such as 2026-11-23T18:20:00Z';
 
 const STRICT_ISO = { strict: true, strictSeparator: true };
 
@@ -38,19 +38,44 @@ function isRealDateTime(value: unknown): boolean {
   return utc.getUTCHours() === 23 && utc.getUTCMinutes() === 59;
 }
 
+// A calendar date and a time of day with a zone, ISO 8601's extended (dashes and colons) or
+// basic form; the minutes, the seconds and a fraction may be left out, the zone's minutes too.
+const ISO_EXTENDED =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2})(?::(\d{2})(?::(\d{2})([.,]\d+)?)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/;
+const ISO_BASIC =
+  /^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(?:(\d{2})(?:(\d{2})([.,]\d+)?)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/;
+
 /**
- * The spec's "ISO 8601 datetime", in the one form every POS and mail client reads alike: an
- * RFC 3339 date-time with its offset (`2026-11-23T18:20:00Z`, `…T19:20:00+01:00`) naming a
- * real day, a leap second included (`2016-12-31T23:59:60Z`). Dates alone, week or ordinal
- * dates and local times without a zone are refused. RFC 3339 allows a lower-case `t` and
- * `z` (§5.6): taken, and kept upper-case, so every consumer reads the value it is given.
+ * An ISO 8601 date-time with a zone in RFC 3339's form: `20261123T1920+0100` and
+ * `2026-11-23T19:20+01` are `2026-11-23T19:20:00+01:00`. Anything else is given back as it
+ * came, for the checks to refuse.
+ */
+export function rfc3339Of(value: string): string {
+  const parts = ISO_EXTENDED.exec(value) ?? ISO_BASIC.exec(value);
+  if (!parts) return value;
+  const [, year, month, day, hour, minute = '00', second = '00', fraction = '', zone] = parts;
+  let offset = 'Z';
+  if (zone !== 'Z' && zone !== 'z') {
+    const digits = zone.replace(':', '');
+    offset = `${digits.slice(0, 3)}:${digits.slice(3) || '00'}`;
+  }
+  const decimals = fraction && `.${fraction.slice(1)}`;
+  return `${year}-${month}-${day}T${hour}:${minute}:${second}${decimals}${offset}`;
+}
+
+/**
+ * The spec's "ISO 8601 datetime" with a time zone, kept in the one form every POS and mail
+ * client reads alike: RFC 3339 (`2026-11-23T18:20:00Z`, `…T19:20:00+01:00`). The other
+ * complete ISO 8601 forms with a zone are taken and kept in that form (`rfc3339Of`: the
+ * basic format, minutes or seconds left out, `+0100` or `+01` offsets, a lower-case `t` or
+ * `z`), so every consumer reads the value it is given. The value must name a real day and
+ * time, a leap second included (`2016-12-31T23:59:60Z`). Dates alone, week or ordinal dates
+ * and local times without a zone (which name no instant) are refused.
  */
 export function IsDateTime(): PropertyDecorator {
   return applyDecorators(
     Transform(({ value }: { value: unknown }) =>
-      typeof value === 'string'
-        ? value.replace(/^(\d{4}-\d{2}-\d{2})t/, '$1T').replace(/z$/, 'Z')
-        : value,
+      typeof value === 'string' ? rfc3339Of(value) : value,
     ),
     IsRFC3339({ message: DATE_TIME_MESSAGE }),
     ValidateBy({
