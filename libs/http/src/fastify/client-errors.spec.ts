@@ -82,6 +82,16 @@ describe('requests Node refuses before any route sees them', () => {
     expectProblem(parse(raw), 400, 'request.host_missing');
   });
 
+  it('routes a request target in absolute form as its path (RFC 9112 §3.2.2)', async () => {
+    const raw = await exchange(
+      port,
+      'GET http://kit.example/health/live HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n',
+    );
+    const answer = parse(raw);
+    expect(answer.statusLine).toMatch(/^HTTP\/1.1 200 /);
+    expect(answer.body).toEqual({ status: 'ok' });
+  });
+
   it('answers a body that stops arriving with one 408 problem, then closes', async () => {
     const raw = await exchange(
       port,

@@ -1,6 +1,7 @@
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replyWithProblem } from '../problem/reply-with-problem';
+import { rewriteAbsoluteForm } from './absolute-form';
 import { answerClientError } from './client-errors';
 import { MAX_IDENTIFIER_LENGTH } from '../validation/identifier-length';
 import { installRequestContext } from '../request/request-context.hooks';
@@ -59,6 +60,8 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
+  // `GET http://host/path` (RFC 9112's absolute form) is routed as `/path`.
+  fastify.server.prependListener('request', rewriteAbsoluteForm);
   if (options.maxConnectionsPerAddress) {
     capConnectionsPerAddress(fastify.server, options.maxConnectionsPerAddress);
   }
