@@ -6,6 +6,7 @@ import {
 import {
   DEFAULT_JSON_INPUT_LIMITS,
   parseGuardedJson,
+  ProblemError,
   RequestValidationError,
   unstorableText,
   utf8Body,
@@ -43,6 +44,14 @@ export function parsePartnerEvent(raw: Buffer): ParsedPartnerEvent {
   } catch (error) {
     if (error instanceof RequestValidationError) {
       return { ok: false, malformedJson: false, errors: error.errors ?? [] };
+    }
+    // Valid JSON with a `__proto__` member: refused as such, not called malformed.
+    if (error instanceof ProblemError && error.code === 'request.forbidden_member') {
+      return {
+        ok: false,
+        malformedJson: false,
+        errors: [{ path: '', message: error.detail ?? '' }],
+      };
     }
     return { ok: false, malformedJson: true, errors: [] };
   }
