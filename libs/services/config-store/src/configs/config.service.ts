@@ -150,7 +150,7 @@ export class ConfigService {
     options: { ifMatch?: string },
   ): Promise<ConfigResult> {
     await this.takeTurn(manager, actor, entity);
-    const current = await this.current(manager, actor, entity, true);
+    const current = await this.current(manager, actor, entity);
     if (!current) throw new ConfigNotFoundError(entity);
     if (!ifMatchSatisfied(options.ifMatch, current.version))
       throw new VersionConflictError('The config');
@@ -259,16 +259,15 @@ export class ConfigService {
     });
   }
 
+  /** The current version; callers that write have taken their turn (takeTurn) first. */
   private current(
     manager: EntityManager,
     actor: Actor,
     entity: string,
-    forUpdate = false,
   ): Promise<ConfigVersionEntity | null> {
     return manager.findOne(ConfigVersionEntity, {
       where: { tenantId: actor.tenantId, entity, deletedAt: IsNull() },
       order: { version: 'DESC' },
-      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
   }
 

@@ -18,7 +18,12 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { httpRequestOf, RequestValidationError, StorableInputGuard } from '@comanda/http';
+import {
+  createValidationPipe,
+  httpRequestOf,
+  RequestValidationError,
+  StorableInputGuard,
+} from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import {
   CurrentPrincipal,
@@ -68,20 +73,11 @@ const UndocumentedBody = createParamDecorator(
 
 /**
  * A checkout carries nothing but its basket and `Idempotency-Key`: no body, or `{}`. Members
- * sent anyway are refused (400), as on every other endpoint, rather than ignored: a caller who
- * sends the payment here, say, learns that it belongs on the basket.
+ * sent anyway are refused (400, by the validation pipe's whitelist), as on every other
+ * endpoint, rather than ignored: a caller who sends the payment here, say, learns that it
+ * belongs on the basket.
  */
-function refuseMembers(body: unknown): void {
-  if (body === undefined || body === null) return;
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new RequestValidationError([{ path: '', message: 'a checkout takes no body, or {}' }]);
-  }
-  const members = Object.keys(body);
-  if (members.length === 0) return;
-  throw new RequestValidationError(
-    members.map((member) => ({ path: member, message: `property ${member} should not exist` })),
-  );
-}
+class CheckoutBody {}
 
 function idempotencyKeyOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
@@ -108,6 +104,8 @@ export class BasketsController {
     private readonly addDiscount: AddDiscount,
     private readonly checkout: Checkout,
   ) {}
+
+  private readonly validation = createValidationPipe();
 
   @Post()
   @RequirePermission('storefront')
@@ -174,13 +172,13 @@ export class BasketsController {
   @RequirePermission('storefront')
   @ApiHeader({ name: 'Idempotency-Key', required: false })
   @ApiAcceptedResponse({ type: CheckoutAnswerView })
-  checkOut(
+  async checkOut(
     @CurrentPrincipal() principal: Principal,
     @Param('basketId') basketId: string,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @UndocumentedBody() body: unknown,
   ): Promise<CheckoutAnswerView> {
-    refuseMembers(body);
+    await this.validation.transform(body, { type: 'body', metatype: CheckoutBody });
     const key = idempotencyKeyOf(idempotencyKey);
     return this.unitOfWork.run((tx) =>
       this.checkout.execute(tx, {
