@@ -48,6 +48,18 @@ describe('Comanda-Signature', () => {
     expect(signBody(secret, body, now)).toBe(`t=${now},v1=${expected}`);
   });
 
+  it('refuses a header with two timestamps as malformed, whichever of them was signed', () => {
+    const older = signBody(secret, body, now - 60);
+    const newer = signBody(secret, body, now);
+    // Two Comanda-Signature headers reach the receiver joined by ", ".
+    for (const joined of [`${older}, ${newer}`, `${newer}, ${older}`, `t=${now},${newer}`]) {
+      expect(verifySignature(joined, body, secret, now)).toEqual({
+        valid: false,
+        reason: 'malformed',
+      });
+    }
+  });
+
   it('accepts any of several v1 values (secret rotation)', () => {
     const good = signBody(secret, body, now).split(',')[1];
     expect(verifySignature(`t=${now},v1=${'0'.repeat(64)},${good}`, body, secret, now)).toEqual({

@@ -35,6 +35,8 @@ export function signBody(
 /**
  * Checks a header against the raw body: a `t` within the tolerance and one `v1` (several
  * are accepted, for secret rotation) equal to the expected HMAC, compared in constant time.
+ * One `t` only: a header with two (two headers sent, which Node joins with a comma, or one
+ * written so) does not say which instant was signed, and is malformed.
  */
 export function verifySignature(
   header: string | undefined,
@@ -51,8 +53,10 @@ export function verifySignature(
     if (separator <= 0) return { valid: false, reason: 'malformed' };
     const key = part.slice(0, separator).trim();
     const value = part.slice(separator + 1).trim();
-    if (key === 't') timestamp = value;
-    else if (key === 'v1') candidates.push(value);
+    if (key === 't') {
+      if (timestamp !== undefined) return { valid: false, reason: 'malformed' };
+      timestamp = value;
+    } else if (key === 'v1') candidates.push(value);
   }
   if (timestamp === undefined) return { valid: false, reason: 'no_timestamp' };
   if (!/^\d{1,12}$/.test(timestamp)) return { valid: false, reason: 'malformed' };
