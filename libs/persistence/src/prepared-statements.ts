@@ -65,12 +65,17 @@ interface QueryInternals {
 }
 interface PgConnection {
   describe(message: unknown): void;
+  parse(message: { text: string; name: string }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number }): void;
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
+  stream: { destroy(error?: Error): void };
 }
 const pgQuery = Query.prototype as unknown as {
   prepare(connection: PgConnection): void;
   handleRowDescription(message: unknown): void;
+  handleCommandComplete(message: unknown, connection: PgConnection): void;
   handleError(error: Error, connection: PgConnection): void;
   handleReadyForQuery(connection: PgConnection): void;
 };
@@ -95,6 +100,12 @@ const noDescribe = (): void => undefined;
  * columns are described every time, as before.
  */
 class NamedQuery extends Query {
+  /**
+   * The transaction's BEGIN goes out ahead of this statement, in the same write and before the
+   * same Sync (deferred-begin below); its CommandComplete is not this statement's.
+   */
+  beginFirst = false;
+  private beginUnanswered = false;
   /** The connection it runs on: pg's handleRowDescription is not told. */
   private connection?: PgConnection;
   /** pg's prepare is running: an error now is a value the client could not bind. */
@@ -112,8 +123,19 @@ class NamedQuery extends Query {
 
   /** pg's own preparation (parse when new, bind, describe, execute, sync) less the Describe. */
   prepare(connection: PgConnection): void {
-    const shape = shapes.get(connection)?.get(this.internals.name);
+    // Unnamed (a text not seen twice yet): nothing is known of it on any connection.
+    const shape = this.internals.name
+      ? shapes.get(connection)?.get(this.internals.name)
+      : undefined;
     this.connection = connection;
+    if (this.beginFirst) {
+      // Executed before the statement, in the one pipeline its Sync ends: pg corks the stream
+      // around prepare, so both go out in one write.
+      connection.parse({ text: 'BEGIN', name: '' });
+      connection.bind({ portal: '', statement: '', values: [] });
+      connection.execute({ portal: '', rows: 0 });
+      this.beginUnanswered = true;
+    }
     this.preparing = true;
     try {
       if (!shape) return pgQuery.prepare.call(this, connection);
@@ -145,10 +167,20 @@ class NamedQuery extends Query {
       Boolean(this.internals.callback) || this.listenerCount('row') === 0;
   }
 
+  /** The BEGIN's completion comes first and is not a result of this statement. */
+  handleCommandComplete(message: unknown, connection: PgConnection): void {
+    if (this.beginUnanswered) {
+      this.beginUnanswered = false;
+      return;
+    }
+    pgQuery.handleCommandComplete.call(this, message, connection);
+  }
+
   handleRowDescription(message: unknown): void {
     pgQuery.handleRowDescription.call(this, message);
     const connection = this.connection;
     const result = this.internals._result;
+    if (!this.internals.name) return;
     if (!connection || result._parsers === undefined || !result._prebuiltEmptyResultObject) return;
     let known = shapes.get(connection);
     if (!known) shapes.set(connection, (known = new Map()));
@@ -181,8 +213,94 @@ class NamedQuery extends Query {
   }
 }
 
+/**
+ * A transaction's BEGIN sent with its first statement (ADR 0066). TypeORM opens a transaction
+ * with `START TRANSACTION` and waits for the answer before the first statement: a round trip
+ * to the database that carries nothing. Here `START TRANSACTION` is answered at once and
+ * remembered on the client; the transaction's first statement then goes out as BEGIN and the
+ * statement in one pipeline (Parse/Bind/Execute of BEGIN, then the statement's messages, one
+ * Sync), so the server runs both in order and answers once. A statement that cannot carry it
+ * (no parameters, a callback, or a named statement not yet parsed on this connection, whose
+ * ParseComplete pg could not tell from BEGIN's) is preceded by BEGIN on its own, as before;
+ * a COMMIT or ROLLBACK with nothing sent since sends nothing, there being no transaction.
+ *
+ * The BEGIN is owed for the client's current checkout from the pool only (pg-pool gives the
+ * client a new `release` at each checkout): a client handed back with it still owed cannot
+ * pass it to its next user.
+ */
+const owedBegin = new WeakMap<Client, unknown>();
+
+function owesBegin(client: Client): boolean {
+  return owedBegin.has(client) && owedBegin.get(client) === releaseOf(client);
+}
+
+function releaseOf(client: Client): unknown {
+  return (client as unknown as { release?: unknown }).release;
+}
+
+/** What pg answers for a command without rows, for the ones answered here. */
+function answered(command: string): QueryResult {
+  return { command, rowCount: null, oid: 0, rows: [], fields: [] } as unknown as QueryResult;
+}
+
+/** Only the promise form (TypeORM's `databaseConnection.query(text, parameters)`) is deferred. */
+function isBare(command: string, args: unknown[]): boolean {
+  const [text, values] = args;
+  return (
+    text === command &&
+    args.length <= 2 &&
+    (values === undefined || (Array.isArray(values) && values.length === 0))
+  );
+}
+
+/** BEGIN on its own, ahead of what follows on this client; if it fails, so does all that. */
+function sendBegin(client: Client): void {
+  simpleQuery.call(client, 'BEGIN', (error: Error | null) => {
+    if (error) (client as unknown as { connection: PgConnection }).connection.stream.destroy(error);
+  });
+}
+
+/** `query` submitted as pg submits a query object without a callback: as a promise. */
+function submitted(client: Client, query: NamedQuery): Promise<QueryResult> {
+  // As pg answers a query without a callback: a promise, rejected with a stack trace that
+  // leads back to the caller rather than to the socket's read.
+  return new Promise<QueryResult>((resolve, reject) => {
+    (query as unknown as { callback: QueryCallback }).callback = (error, result) =>
+      error ? reject(error) : resolve(result);
+    simpleQuery.call(client, query);
+  }).catch((error: Error) => {
+    Error.captureStackTrace(error);
+    throw error;
+  });
+}
+
+/** The query of a client that owes its transaction's BEGIN (see `owedBegin`). */
+function queryOwingBegin(client: Client, args: unknown[]): unknown {
+  owedBegin.delete(client);
+  if (isBare('COMMIT', args) || isBare('ROLLBACK', args)) {
+    return Promise.resolve(answered(args[0] as string));
+  }
+  const [text, values] = args;
+  if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
+    const name = statementName(text) ?? '';
+    const parsed = (client as unknown as { connection: PgConnection }).connection.parsedStatements;
+    if (name === '' || parsed[name] !== undefined) {
+      const query = new NamedQuery(name, text, values);
+      query.beginFirst = true;
+      return submitted(client, query);
+    }
+  }
+  sendBegin(client);
+  return preparingQuery.apply(client, args);
+}
+
 // pg's `query` has a dozen overloads; one function serves them all and is typed as pg's.
-PreparingClient.prototype.query = function preparingQuery(this: Client, ...args: unknown[]) {
+function preparingQuery(this: Client, ...args: unknown[]): unknown {
+  if (owesBegin(this)) return queryOwingBegin(this, args);
+  if (isBare('START TRANSACTION', args)) {
+    owedBegin.set(this, releaseOf(this));
+    return Promise.resolve(answered('BEGIN'));
+  }
   const [text, values, callback] = args;
   if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) {
     return simpleQuery.apply(this, args);
@@ -195,14 +313,7 @@ PreparingClient.prototype.query = function preparingQuery(this: Client, ...args:
     simpleQuery.call(this, query);
     return undefined;
   }
-  // As pg answers a query without a callback: a promise, rejected with a stack trace that
-  // leads back to the caller rather than to the socket's read.
-  return new Promise<QueryResult>((resolve, reject) => {
-    (query as unknown as { callback: QueryCallback }).callback = (error, result) =>
-      error ? reject(error) : resolve(result);
-    simpleQuery.call(this, query);
-  }).catch((error: Error) => {
-    Error.captureStackTrace(error);
-    throw error;
-  });
-} as unknown as Client['query'];
+  return submitted(this, query);
+}
+
+PreparingClient.prototype.query = preparingQuery as unknown as Client['query'];
