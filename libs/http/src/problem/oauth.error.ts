@@ -18,22 +18,41 @@ export type OAuthErrorCode =
  * form (Basic is the scheme this endpoint offers).
  */
 export class OAuthError extends ProblemError {
+  readonly description: string;
+
   constructor(
     readonly error: OAuthErrorCode,
-    readonly description: string,
+    description: string,
   ) {
+    const text = oauthDescription(description);
     super({
       status: error === 'invalid_client' ? 401 : 400,
       code: `oauth.${error}`,
       title: error,
-      detail: description,
+      detail: text,
       headers: {
         ...(error === 'invalid_client' ? { 'www-authenticate': 'Basic realm="comanda"' } : {}),
         'cache-control': 'no-store',
         pragma: 'no-cache',
       },
-      members: { error, error_description: description },
+      members: { error, error_description: text },
       mediaType: 'application/json; charset=utf-8',
     });
+    this.description = text;
   }
+}
+
+/** Longer descriptions are cut: a description may quote what the caller sent (a scope). */
+const MAX_DESCRIPTION_LENGTH = 300;
+
+/**
+ * RFC 6749 §5.2: `error_description` is printable ASCII without `"` and `\` (%x20-21 /
+ * %x23-5B / %x5D-7E). A description quoting what the caller sent (a requested scope, a
+ * parameter's name) gets `?` for any other character and is cut to a bounded length.
+ */
+export function oauthDescription(text: string): string {
+  const printable = text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?');
+  return printable.length <= MAX_DESCRIPTION_LENGTH
+    ? printable
+    : `${printable.slice(0, MAX_DESCRIPTION_LENGTH - 3)}...`;
 }

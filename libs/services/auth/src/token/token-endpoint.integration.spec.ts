@@ -123,6 +123,38 @@ describe('token endpoint of the auth service', () => {
     expect(await viaBasic.json()).toMatchObject({ error: 'invalid_client' });
   });
 
+  it('keeps error_description to the characters RFC 6749 allows, whatever the request quoted', async () => {
+    const admin = {
+      grant_type: 'client_credentials',
+      client_id: TEST_ADMIN.clientId,
+      client_secret: TEST_ADMIN.clientSecret,
+    };
+    // RFC 6749 §5.2: %x20-21 / %x23-5B / %x5D-7E.
+    const allowed = /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/;
+    const bodies = [
+      form({ ...admin, scope: 'café' }),
+      form({ ...admin, scope: 'a"b\\c' }),
+      form({ ...admin, scope: 'configs:read\u0000' }),
+      form({ ...admin, scope: 'x'.repeat(3000) }),
+      // A repeated parameter is named in the answer.
+      `${form(admin)}&a%22b%5C%C3%A9=1&a%22b%5C%C3%A9=2`,
+    ];
+    const descriptions: string[] = [];
+    for (const body of bodies) {
+      const response = await token('platform', body);
+      expect(response.status).toBe(400);
+      const answer = (await response.json()) as { error_description: string; detail: string };
+      expect(answer.error_description).toMatch(allowed);
+      expect(answer.error_description.length).toBeLessThanOrEqual(300);
+      expect(answer.detail).toBe(answer.error_description);
+      descriptions.push(answer.error_description);
+    }
+    expect(descriptions[0]).toBe('Not granted to this client: caf?.');
+    expect(descriptions[1]).toBe('Not granted to this client: a?b?c.');
+    expect(descriptions[3]).toMatch(/^Not granted to this client: x+\.\.\.$/);
+    expect(descriptions[4]).toBe('The parameter a?b?? was sent more than once.');
+  });
+
   it('answers a body that is not a form with invalid_request, whatever its media type', async () => {
     for (const [type, body] of [
       ['application/json', '{"grant_type":"client_credentials"}'],

@@ -107,10 +107,7 @@ export class TokenService {
       );
     }
     if (!client.tenantIds.includes(tenantId)) {
-      throw new OAuthError(
-        'unauthorized_client',
-        `The client is not granted tenant "${tenantId}".`,
-      );
+      throw new OAuthError('unauthorized_client', `The client is not granted tenant ${tenantId}.`);
     }
     const granted = new Set<string>(client.permissions);
     const scopes = request.scopes ?? [...granted];
