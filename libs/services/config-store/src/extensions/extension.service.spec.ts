@@ -36,6 +36,19 @@ describe('ExtensionService (real database)', () => {
     ).rejects.toMatchObject({ status: 409, code: 'extension.id_taken' });
   });
 
+  it('answers racing first publications of one id by one publisher: one created, the others already_exists', async () => {
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 12 }, () =>
+        kit.extensions.create(alice, 'race', { id: 'raced', version: '1', availability: 'Public' }),
+      ),
+    );
+    expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
+    const codes = attempts.flatMap((attempt) =>
+      attempt.status === 'rejected' ? [(attempt.reason as { code?: string }).code] : [],
+    );
+    expect(codes).toEqual(Array(11).fill('extension.already_exists'));
+  });
+
   it('shows a private extension only to its tenant and only with include_private', async () => {
     await kit.extensions.create(alice, 'vis', {
       id: 'secret',

@@ -71,6 +71,13 @@ export class ExtensionService {
     input: ExtensionInputDto,
   ): Promise<ExtensionResult> {
     try {
+      // First publications of one id in a tenant take turns, so that the later one reads what
+      // the earlier committed: the same publisher gets extension.already_exists, not the
+      // unique index's id_taken.
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+        `comanda:extension:${actor.tenantId}`,
+        input.id,
+      ]);
       // Only the caller's tenant's ids are read: another tenant's private id changes no
       // answer (ADR 0016). A published id of another tenant is refused by the unique index.
       const existing = await manager.findOne(ExtensionEntity, {
@@ -114,8 +121,7 @@ export class ExtensionService {
         revision: extension.revision,
       };
     } catch (error) {
-      // Two first publications of one id in a tenant racing (the loser sees the winner's
-      // primary key), or a public id another tenant already published.
+      // A public id another tenant published (or is publishing) meanwhile.
       throw this.idTakenOr(error, input.id);
     }
   }
