@@ -370,6 +370,21 @@ describe('config store: extensions through the gateway', () => {
     }
   });
 
+  it('answers an id in the path longer than any id with a short 400, not the path echoed back', async () => {
+    const entity = freshEntity('long');
+    for (const length of [201, 5000]) {
+      const response = await alice.call<{ code: string; detail: string }>(
+        'GET',
+        `${extensions(entity)}/${'a'.repeat(length)}`,
+      );
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        code: 'request.uri_too_long',
+        detail: 'A path segment is longer than 200 characters, the most this service accepts.',
+      });
+    }
+  });
+
   it('needs extensions:read to list and extensions:write to publish', async () => {
     const reader = await integrator(platform, 'tenant-extensions-a', ['extensions:read']);
     const entity = freshEntity('perm');

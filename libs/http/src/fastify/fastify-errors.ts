@@ -74,6 +74,21 @@ export function problemFromFastifyError(
         title: 'Bad URL',
         detail: 'The request URL cannot be decoded.',
       });
+    case 'FST_ERR_MAX_PARAM_LENGTH': {
+      // Fastify's message quotes the whole path, however long: the limit says enough.
+      const limit = (
+        request.server.initialConfig as { routerOptions?: { maxParamLength?: number } }
+      ).routerOptions?.maxParamLength;
+      return new ProblemError({
+        status: 414,
+        code: 'request.uri_too_long',
+        title: 'URI too long',
+        detail:
+          limit === undefined
+            ? 'A path segment is longer than this service accepts.'
+            : `A path segment is longer than ${limit} characters, the most this service accepts.`,
+      });
+    }
     default:
       return problemForStatus(error.statusCode, error.message, stringHeaders(error.headers));
   }
