@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  Allow,
   ArrayMinSize,
   IsArray,
   IsIn,
@@ -25,6 +26,10 @@ class LineDto {
   @IsString()
   @Length(2, 8)
   code!: string;
+
+  /** Any value, or none. */
+  @Allow()
+  extra?: unknown;
 }
 
 class OrderDto {
@@ -67,6 +72,7 @@ describe('component schemas from DTO validation decorators', () => {
         sku: { type: 'string', maxLength: 50 },
         quantity: { type: 'integer', minimum: 1 },
         code: { type: 'string', minLength: 2, maxLength: 8 },
+        extra: {},
       },
       required: ['sku', 'quantity', 'code'],
     });

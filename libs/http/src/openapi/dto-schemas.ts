@@ -31,6 +31,8 @@ function validatedClasses(): Map<string, Class> {
 // class-validator's ValidationTypes of @IsOptional / @IsOmittable (any @ValidateIf) and @ValidateNested.
 const CONDITIONAL = 'conditionalValidation';
 const NESTED = 'nestedValidation';
+// @Allow(): any value, an absent one included.
+const WHITELIST = 'whitelistValidation';
 
 /** What one validation constraint says about a value, as JSON Schema. */
 function constraintSchema(rule: ValidationMetadata): Schema {
@@ -124,6 +126,8 @@ function dtoSchema(
       value = { ...rest, allOf: [{ $ref }] };
     }
     properties[property] = value;
+    // A property only @Allow()ed is checked by nothing, its presence neither.
+    if (propertyRules.every((rule) => rule.type === WHITELIST)) optional = true;
     if (!optional) required.push(property);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
