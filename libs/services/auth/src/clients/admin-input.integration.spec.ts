@@ -95,4 +95,49 @@ describe('admin API input validation', () => {
       expect(await response.json()).toMatchObject({ code: 'auth.client_not_found' });
     }
   });
+
+  it('creates every one of a burst of clients larger than the database pool, none stalled', async () => {
+    // Each creation is one transaction: any second connection it took while holding the
+    // first would let the burst hold the whole pool and wait for itself until the timeout.
+    const small = await startAuthTestService('auth_admin_burst', { DB_POOL_SIZE: '2' });
+    try {
+      const token = (
+        (await (
+          await fetch(`${small.url}/auth/platform/connect/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({
+              grant_type: 'client_credentials',
+              client_id: TEST_ADMIN.clientId,
+              client_secret: TEST_ADMIN.clientSecret,
+            }).toString(),
+          })
+        ).json()) as { access_token: string }
+      ).access_token;
+      const post = (path: string, body: unknown) =>
+        fetch(`${small.url}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-api-version': '0',
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(body),
+        });
+      expect((await post('/admin/tenants', { id: 'tenant-a', name: 'A' })).status).toBe(201);
+      const statuses = await Promise.all(
+        Array.from({ length: 8 }, async (_, index) => {
+          const response = await post('/admin/clients', {
+            ...VALID_CLIENT,
+            name: `burst ${index}`,
+          });
+          return response.status;
+        }),
+      );
+      // A stalled burst would have waited out the pool's acquire deadline: 503s.
+      expect(statuses).toEqual(Array(8).fill(201));
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -46,7 +46,7 @@ export class ClientService {
   ) {}
 
   async create(manager: Tx, input: NewClient): Promise<CreatedClient> {
-    await this.checkDefinition(input);
+    await this.checkDefinition(manager, input);
     const clientId = randomUUID();
     const clientSecret = generateSecret();
     const permissions = [
@@ -190,7 +190,7 @@ export class ClientService {
     await this.addSecret(manager, clientId, clientSecret);
   }
 
-  private async checkDefinition(input: NewClient): Promise<void> {
+  private async checkDefinition(manager: EntityManager, input: NewClient): Promise<void> {
     if (
       input.contacts.primary.trim().toLowerCase() === input.contacts.secondary.trim().toLowerCase()
     ) {
@@ -205,7 +205,7 @@ export class ClientService {
         'personal-data:read is granted with personalData: true, not in the permission list alone.',
       );
     }
-    const missing = await this.tenants.missing(input.tenantIds);
+    const missing = await this.tenants.missing(manager, input.tenantIds);
     if (missing.length > 0) {
       throw new InvalidClientDefinitionError(
         'tenantIds',

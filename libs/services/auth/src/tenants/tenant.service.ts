@@ -75,8 +75,13 @@ export class TenantService {
     return tenant;
   }
 
-  async missing(ids: readonly string[]): Promise<string[]> {
-    const found = await this.dataSource.getRepository(Tenant).findBy(ids.map((id) => ({ id })));
+  /**
+   * The ids of `ids` that name no tenant, read in the caller's transaction: a second
+   * connection taken while the caller holds one would let a burst of callers hold the whole
+   * pool and wait for each other until the pool's timeout.
+   */
+  async missing(manager: EntityManager, ids: readonly string[]): Promise<string[]> {
+    const found = await manager.getRepository(Tenant).findBy(ids.map((id) => ({ id })));
     const known = new Set(found.map((tenant) => tenant.id));
     return ids.filter((id) => !known.has(id));
   }
