@@ -1,6 +1,6 @@
 import { createCloudEvent, EventTypes } from '@comanda/contracts';
 import { Client } from 'pg';
-import { adminCall } from '../support/clients';
+import { adminCall, adminToken, provisionClient } from '../support/clients';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 
 interface Listed {
@@ -86,10 +86,54 @@ describe('GET/POST/DELETE /admin/dead-letters through the gateway', () => {
     expect(unknown.body.code).toBe('dead_letter.not_found');
   });
 
-  it('refuses callers without platform:admin', async () => {
-    const response = await fetch(`${platform.baseUrl}/admin/dead-letters`, {
-      headers: { 'x-api-version': '0' },
+  it('refuses callers without platform:admin as every route does: challenge, and the answer’s request id', async () => {
+    const tenant = await provisionClient(platform, {
+      tenantId: 'tenant-dead-letters',
+      permissions: ['orders:read'],
     });
-    expect(response.status).toBe(401);
+    const cases: Array<[string, Record<string, string>, number, string, string | undefined]> = [
+      ['no token', { 'x-api-version': '0' }, 401, 'auth.token_missing', 'Bearer'],
+      [
+        'a tenant token',
+        { 'x-api-version': '0', authorization: `Bearer ${await tenant.token()}` },
+        403,
+        'auth.insufficient_scope',
+        'insufficient_scope',
+      ],
+    ];
+    for (const [who, headers, status, code, challenge] of cases) {
+      for (const [method, path] of [
+        ['GET', '/admin/dead-letters'],
+        ['POST', '/admin/dead-letters/orders.1/replay'],
+        ['DELETE', '/admin/dead-letters/orders.1'],
+      ]) {
+        const response = await fetch(`${platform.baseUrl}${path}`, { method, headers });
+        const body = (await response.json()) as { code: string; requestId: string };
+        expect({ who, method, status: response.status, code: body.code }).toEqual({
+          who,
+          method,
+          status,
+          code,
+        });
+        expect(response.headers.get('www-authenticate')).toContain(challenge);
+        expect(body.requestId).toBe(response.headers.get('x-request-id'));
+      }
+    }
+  });
+
+  it('answers a missing or unsupported X-Api-Version with 400, as every route does', async () => {
+    const token = await adminToken(platform);
+    for (const version of [undefined, '1']) {
+      const response = await fetch(`${platform.baseUrl}/admin/dead-letters`, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(version === undefined ? {} : { 'x-api-version': version }),
+        },
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        code: version === undefined ? 'api_version.missing' : 'api_version.unsupported',
+      });
+    }
   });
 });

@@ -5,13 +5,16 @@ import { ProblemError } from '@comanda/http';
 import { Public } from '@comanda/security';
 import { UpstreamPools, type Upstream } from '../proxy/upstream-pools';
 
-const FORWARDED = ['authorization', 'x-api-version', 'x-request-id', 'traceparent'] as const;
+const FORWARDED = ['authorization', 'x-api-version', 'traceparent'] as const;
+/** A service's answer headers the caller needs: its challenge, when to come back. */
+const PASSED_BACK = ['www-authenticate', 'retry-after'] as const;
 const TIMEOUT_MS = 5_000;
 const MAX_ITEMS = 500;
 
 interface Answer {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 interface DeadLetterItem {
@@ -22,8 +25,10 @@ interface DeadLetterItem {
 /**
  * `/admin/dead-letters` (docs/operations.md): asks every service for its own dead letters and
  * merges them, newest first; a replay or purge goes to the service the id names (`orders.42`).
- * Public here because the gateway verifies no token: every service checks `platform:admin`
- * on the caller's token, and a refusal (401/403) is passed on as it came.
+ * Public here because the gateway verifies no token: every service checks the API version
+ * and `platform:admin` on the caller's token, and a refusal (any 4xx but a service's 404) is
+ * passed on as it came, with its challenge. The services are asked under the gateway's
+ * request id, so a problem they answer names the id of the gateway's answer.
  */
 @Public()
 @ApiExcludeController()
@@ -44,7 +49,11 @@ export class DeadLettersAdminController {
         answer: await this.ask(upstream, 'GET', `/admin/dead-letters?limit=${limit}`, request),
       })),
     );
-    const refusal = answers.find(({ answer }) => answer.status === 401 || answer.status === 403);
+    // Every service checks the same version header, token and permission: their refusal is
+    // the caller's answer (a 404 is a service without a database).
+    const refusal = answers.find(
+      ({ answer }) => answer.status >= 400 && answer.status < 500 && answer.status !== 404,
+    );
     if (refusal) return this.send(reply, refusal.answer);
     // No service answered: none checked the caller's token (the gateway verifies none), so
     // an empty list would be a 2xx to anyone while the services are away.
@@ -125,7 +134,7 @@ export class DeadLettersAdminController {
     path: string,
     request: FastifyRequest,
   ): Promise<Answer> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'x-request-id': request.id };
     for (const name of FORWARDED) {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
@@ -139,9 +148,15 @@ export class DeadLettersAdminController {
         bodyTimeout: TIMEOUT_MS,
       });
       const text = await response.body.text();
+      const passed: Record<string, string> = {};
+      for (const name of PASSED_BACK) {
+        const value = response.headers[name];
+        if (typeof value === 'string') passed[name] = value;
+      }
       return {
         status: response.statusCode,
         body: text ? (JSON.parse(text) as unknown) : undefined,
+        headers: passed,
       };
     } catch {
       return {
@@ -160,6 +175,7 @@ export class DeadLettersAdminController {
   private async send(reply: FastifyReply, answer: Answer): Promise<void> {
     const problem = answer.status >= 400;
     reply.status(answer.status);
+    if (answer.headers) void reply.headers(answer.headers);
     if (answer.body === undefined) return void (await reply.send());
     await reply.type(problem ? 'application/problem+json' : 'application/json').send(answer.body);
   }
