@@ -195,6 +195,23 @@ describe('auth: tokens and their verification through the gateway', () => {
     expect(basic.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
 
+  it('keeps the platform’s own host (COMANDA_PUBLIC_URL) from becoming a tenant’s issuer host', async () => {
+    for (const [id, issuerHost] of [
+      ['claims-platform', 'localhost'],
+      ['claims-platform-2', 'LocalHost'],
+    ]) {
+      const refused = await adminCall<{ code: string }>(platform, 'POST', '/admin/tenants', {
+        id,
+        name: 'Not the platform',
+        issuerHost,
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('auth.issuer_host_taken');
+    }
+    const discovery = await fetch(`${platform.baseUrl}/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(404);
+  });
+
   it('serves discovery and the JWKS, also on a tenant issuer host (X-Forwarded-Host through the gateway)', async () => {
     const created = await adminCall(platform, 'POST', '/admin/tenants', {
       id: 'tokens-host',

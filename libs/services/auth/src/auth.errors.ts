@@ -23,12 +23,15 @@ export class TenantAlreadyExistsError extends ProblemError {
 }
 
 export class IssuerHostTakenError extends ProblemError {
-  constructor(host: string) {
+  /** `platformsOwn`: the host of COMANDA_PUBLIC_URL, whose root answers for the platform. */
+  constructor(host: string, platformsOwn = false) {
     super({
       status: 409,
       code: 'auth.issuer_host_taken',
       title: 'Issuer host taken',
-      detail: `Another tenant issues tokens on ${host}.`,
+      detail: platformsOwn
+        ? `${host} is the platform's own host (COMANDA_PUBLIC_URL), not a tenant's.`
+        : `Another tenant issues tokens on ${host}.`,
     });
   }
 }

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Tx } from '@comanda/persistence';
 import { TENANT_ID_PATTERN } from '@comanda/security';
+import { AUTH_CONFIG, type AuthConfig } from '../auth.config';
 import {
   IssuerHostTakenError,
   TenantAlreadyExistsError,
@@ -17,12 +18,21 @@ export interface NewTenant {
 
 @Injectable()
 export class TenantService {
-  constructor(private readonly dataSource: DataSource) {}
+  /** The platform's own host: its root answers for the platform, never for one tenant. */
+  private readonly platformHost: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(AUTH_CONFIG) config: AuthConfig,
+  ) {
+    this.platformHost = normalizeHost(new URL(config.COMANDA_PUBLIC_URL).host);
+  }
 
   async create(manager: Tx, input: NewTenant): Promise<Tenant> {
     const repository = manager.getRepository(Tenant);
     if (await repository.existsBy({ id: input.id })) throw new TenantAlreadyExistsError(input.id);
     const issuerHost = input.issuerHost ? normalizeHost(input.issuerHost) : null;
+    if (issuerHost === this.platformHost) throw new IssuerHostTakenError(issuerHost, true);
     if (issuerHost && (await repository.existsBy({ issuerHost })))
       throw new IssuerHostTakenError(issuerHost);
     // Two concurrent creates of one id both pass the check above: the insert decides, and
