@@ -82,6 +82,24 @@ describe('admin API input validation', () => {
     expect((await admin('POST', '/admin/clients', VALID_CLIENT)).status).toBe(201);
   });
 
+  it('answers names and contacts that are blank or would show other than written with 400', async () => {
+    for (const name of ['   ', '\u00a0', 'evil\u202egnp.exe', 'two\u2028lines', 'iso\u2066late']) {
+      await expectInvalid(await admin('POST', '/admin/clients', { ...VALID_CLIENT, name }), 'name');
+      await expectInvalid(await admin('POST', '/admin/tenants', { id: 'tenant-c', name }), 'name');
+    }
+    await expectInvalid(
+      await admin('POST', '/admin/clients', {
+        ...VALID_CLIENT,
+        contacts: { primary: 'ops@example.com', secondary: '+49\u202e 30' },
+      }),
+      'contacts.secondary',
+    );
+    // Letters of any script, and right-to-left text itself, stay welcome.
+    expect(
+      (await admin('POST', '/admin/tenants', { id: 'tenant-c', name: 'مطعم Ünïcode 餐厅' })).status,
+    ).toBe(201);
+  });
+
   it('answers 404 for a client id that cannot exist, on every client route', async () => {
     const id = '%00';
     for (const [method, path, body] of [

@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { IsOmittable } from '@comanda/http';
 import { PERMISSION_NAMES, TENANT_ID_PATTERN, type Permission } from '@comanda/security';
-import { SINGLE_LINE_TEXT, TEXT_WITHOUT_NUL } from '../text.patterns';
+import { SINGLE_LINE_TEXT, singleLineMessage, TEXT_WITHOUT_NUL } from '../text.patterns';
 import { MAX_GRACE_PERIOD_SECONDS } from './client.service';
 
 export class ContactsDto {
@@ -25,14 +25,14 @@ export class ContactsDto {
   @IsString()
   @MinLength(3)
   @MaxLength(320)
-  @Matches(SINGLE_LINE_TEXT, { message: 'contacts.primary must not contain control characters' })
+  @Matches(SINGLE_LINE_TEXT, { message: singleLineMessage('contacts.primary') })
   primary!: string;
 
   /** A different channel: the credentials file and its passphrase travel separately. */
   @IsString()
   @MinLength(3)
   @MaxLength(320)
-  @Matches(SINGLE_LINE_TEXT, { message: 'contacts.secondary must not contain control characters' })
+  @Matches(SINGLE_LINE_TEXT, { message: singleLineMessage('contacts.secondary') })
   secondary!: string;
 }
 
@@ -40,7 +40,7 @@ export class CreateClientDto {
   @IsString()
   @MinLength(1)
   @MaxLength(200)
-  @Matches(SINGLE_LINE_TEXT, { message: 'name must not contain control characters' })
+  @Matches(SINGLE_LINE_TEXT, { message: singleLineMessage('name') })
   name!: string;
 
   @IsArray()

@@ -1,7 +1,7 @@
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '@comanda/http';
 import { TENANT_ID_PATTERN } from '@comanda/security';
-import { SINGLE_LINE_TEXT } from '../text.patterns';
+import { SINGLE_LINE_TEXT, singleLineMessage } from '../text.patterns';
 
 export class CreateTenantDto {
   /** Slug: lower-case letters, digits and dashes. */
@@ -13,7 +13,7 @@ export class CreateTenantDto {
   @IsString()
   @MinLength(1)
   @MaxLength(200)
-  @Matches(SINGLE_LINE_TEXT, { message: 'name must not contain control characters' })
+  @Matches(SINGLE_LINE_TEXT, { message: singleLineMessage('name') })
   name!: string;
 
   /** The tenant's own token host, without scheme or path. */
