@@ -14,22 +14,27 @@ const VALID_CLIENT = {
   useCase: 'Reads the store configuration.',
 };
 
+/** A token of the bootstrapped platform admin, from `service`'s token endpoint. */
+async function adminTokenOf(service: AuthTestService): Promise<string> {
+  const issued = await fetch(`${service.url}/auth/platform/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: TEST_ADMIN.clientId,
+      client_secret: TEST_ADMIN.clientSecret,
+    }).toString(),
+  });
+  return ((await issued.json()) as { access_token: string }).access_token;
+}
+
 describe('admin API input validation', () => {
   let auth: AuthTestService;
   let adminToken: string;
 
   beforeAll(async () => {
     auth = await startAuthTestService('auth_admin_input');
-    const issued = await fetch(`${auth.url}/auth/platform/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: TEST_ADMIN.clientId,
-        client_secret: TEST_ADMIN.clientSecret,
-      }).toString(),
-    });
-    adminToken = ((await issued.json()) as { access_token: string }).access_token;
+    adminToken = await adminTokenOf(auth);
     expect((await admin('POST', '/admin/tenants', { id: 'tenant-a', name: 'A' })).status).toBe(201);
   });
   afterAll(() => auth?.close());
@@ -119,19 +124,7 @@ describe('admin API input validation', () => {
     // first would let the burst hold the whole pool and wait for itself until the timeout.
     const small = await startAuthTestService('auth_admin_burst', { DB_POOL_SIZE: '2' });
     try {
-      const token = (
-        (await (
-          await fetch(`${small.url}/auth/platform/connect/token`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({
-              grant_type: 'client_credentials',
-              client_id: TEST_ADMIN.clientId,
-              client_secret: TEST_ADMIN.clientSecret,
-            }).toString(),
-          })
-        ).json()) as { access_token: string }
-      ).access_token;
+      const token = await adminTokenOf(small);
       const post = (path: string, body: unknown) =>
         fetch(`${small.url}${path}`, {
           method: 'POST',

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Tx } from '@comanda/persistence';
+import { takeTurn, type Tx } from '@comanda/persistence';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import { EventTypes } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
@@ -154,9 +154,7 @@ export class ClientService {
    * its secret replaced when it changed. Idempotent, and replicas take turns.
    */
   async bootstrapAdmin(manager: Tx, clientId: string, clientSecret: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      'comanda:auth:admin-bootstrap',
-    ]);
+    await takeTurn(manager, 'comanda:auth:admin-bootstrap');
     await this.tenants.ensure(manager, PLATFORM_TENANT_ID, 'Comanda platform');
     const repository = manager.getRepository(ApiClient);
     const existing = await repository.findOneBy({ clientId });

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { UnitOfWork } from '@comanda/persistence';
+import { takeTurn, UnitOfWork } from '@comanda/persistence';
 import { open, seal } from '@comanda/security';
 import { KEY_MATERIAL } from '../crypto/key-material.provider';
 import type { KeyMaterial } from '../crypto/key-material';
 import { SigningKey } from './signing-key.entity';
+import { SIGNING_KEYS_TURN } from './signing-key.service';
 
 /**
  * After a change of key encryption key (AUTH_PREVIOUS_KEY_ENCRYPTION_KEY set, e.g. standalone
@@ -23,8 +24,8 @@ export class SigningKeyResealing {
     const previous = this.keys.previousKeyEncryptionKey;
     if (!previous) return 0;
     const resealed = await this.unitOfWork.run(async (tx) => {
-      // The lock of SigningKeyService: replicas starting together take turns.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['comanda:auth:signing-keys']);
+      // The turn of SigningKeyService: replicas starting together take turns.
+      await takeTurn(tx, SIGNING_KEYS_TURN);
       const repository = tx.getRepository(SigningKey);
       let count = 0;
       for (const row of await repository.find()) {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JSONWebKeySet, type JWK } from 'jose';
 import { DataSource, type EntityManager } from 'typeorm';
+import { takeTurn } from '@comanda/persistence';
 import { open, seal, type JwksSource } from '@comanda/security';
 import { AUTH_CONFIG, type AuthConfig } from '../auth.config';
 import { KEY_MATERIAL } from '../crypto/key-material.provider';
@@ -14,7 +15,8 @@ export interface ActiveSigningKey {
   privateKey: KeyObject;
 }
 
-const KEYS_LOCK = 'comanda:auth:signing-keys';
+/** The turn writers of the signing keys take (rotation, the first key, resealing). */
+export const SIGNING_KEYS_TURN = 'comanda:auth:signing-keys';
 /** How long a replica signs with the key it read before looking again. */
 const CURRENT_KEY_CACHE_MS = 5_000;
 /** Retired keys stay published this much beyond the lifetime of their last token. */
@@ -40,14 +42,14 @@ export class SigningKeyService implements JwksSource {
   /** Makes sure a current and a next key exist (idempotent; replicas take turns). */
   async ensureKeys(): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await lock(manager);
+      await takeTurn(manager, SIGNING_KEYS_TURN);
       await this.fillMissing(manager);
     });
   }
 
   async rotate(): Promise<{ currentKid: string; nextKid: string }> {
     const result = await this.dataSource.transaction(async (manager) => {
-      await lock(manager);
+      await takeTurn(manager, SIGNING_KEYS_TURN);
       const repository = manager.getRepository(SigningKey);
       await this.fillMissing(manager);
       const current = await repository.findOneByOrFail({ status: 'current' });
@@ -137,8 +139,4 @@ export class SigningKeyService implements JwksSource {
     });
     return manager.getRepository(SigningKey).save(row);
   }
-}
-
-async function lock(manager: EntityManager): Promise<void> {
-  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [KEYS_LOCK]);
 }

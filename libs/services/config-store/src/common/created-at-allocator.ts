@@ -1,3 +1,4 @@
+import { takeTurn } from '@comanda/persistence';
 import type { EntityManager } from 'typeorm';
 
 /**
@@ -12,7 +13,7 @@ export async function allocateCreatedAt(
   scope: { lockKey: [string, string]; maxSql: string; parameters: unknown[] },
   now: Date,
 ): Promise<Date> {
-  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', scope.lockKey);
+  await takeTurn(manager, ...scope.lockKey);
   const [row] = (await manager.query(scope.maxSql, scope.parameters)) as Array<{
     latest: Date | null;
   }>;

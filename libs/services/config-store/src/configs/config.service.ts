@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes, ORDER_CHARGES_ENTITY, orderChargesProblems } from '@comanda/contracts';
-import { rolledBack, schemaOf, sqlRows, type Tx } from '@comanda/persistence';
+import { rolledBack, schemaOf, sqlRows, takeTurn, type Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor';
@@ -242,10 +242,7 @@ export class ConfigService {
    * If-Match loses with 409 only when the version it names is no longer current.
    */
   private async takeTurn(manager: EntityManager, actor: Actor, entity: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
-      `comanda:config:${actor.tenantId}`,
-      entity,
-    ]);
+    await takeTurn(manager, `comanda:config:${actor.tenantId}`, entity);
   }
 
   private latest(

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes, type ExtensionChanged } from '@comanda/contracts';
-import type { Tx } from '@comanda/persistence';
+import { takeTurn, type Tx } from '@comanda/persistence';
 import { OutboxWriter } from '@comanda/messaging';
 import { Brackets, DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../common/actor';
@@ -74,10 +74,7 @@ export class ExtensionService {
       // First publications of one id in a tenant take turns, so that the later one reads what
       // the earlier committed: the same publisher gets extension.already_exists, not the
       // unique index's id_taken.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
-        `comanda:extension:${actor.tenantId}`,
-        input.id,
-      ]);
+      await takeTurn(manager, `comanda:extension:${actor.tenantId}`, input.id);
       // Only the caller's tenant's ids are read: another tenant's private id changes no
       // answer (ADR 0016). A published id of another tenant is refused by the unique index.
       const existing = await manager.findOne(ExtensionEntity, {

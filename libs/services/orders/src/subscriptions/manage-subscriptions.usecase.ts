@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@comanda/persistence';
+import { takeTurn, type Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import type { SubscribableEventType } from './subscribable-events';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './subscription.errors';
@@ -32,9 +32,7 @@ export class ManageSubscriptions {
   async create(tx: Tx, command: CreateSubscriptionCommand): Promise<CreatedSubscriptionView> {
     await this.sender.checkUrl(command.url);
     // One creation per tenant at a time, so the limit holds under concurrent requests.
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-      `webhook-subscriptions:${command.tenantId}`,
-    ]);
+    await takeTurn(tx, `webhook-subscriptions:${command.tenantId}`);
     const repository = tx.getRepository(WebhookSubscriptionEntity);
     const limit = this.config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT;
     if ((await repository.count({ where: { tenantId: command.tenantId } })) >= limit) {
