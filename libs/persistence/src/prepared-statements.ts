@@ -1,5 +1,8 @@
 import { Client, Query, types as pgTypes, type QueryResult } from 'pg';
 
+// pg's mapping of a value to what it binds, as its queries map theirs (pg is pinned exactly).
+const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+
 /** Statement texts that get a name, at most, per process (each is prepared once per connection). */
 const MAX_NAMED_STATEMENTS = 256;
 /** A text is named on its second execution: one-off statements stay unnamed. */
@@ -59,6 +62,7 @@ interface ResultInternals {
 }
 interface QueryInternals {
   name: string;
+  queryMode?: string;
   callback?: unknown;
   _result: ResultInternals;
   _accumulateRows: boolean;
@@ -75,6 +79,7 @@ interface PgConnection {
 const pgQuery = Query.prototype as unknown as {
   prepare(connection: PgConnection): void;
   handleRowDescription(message: unknown): void;
+  handleDataRow(message: unknown): void;
   handleCommandComplete(message: unknown, connection: PgConnection): void;
   handleError(error: Error, connection: PgConnection): void;
   handleReadyForQuery(connection: PgConnection): void;
@@ -101,11 +106,15 @@ const noDescribe = (): void => undefined;
  */
 class NamedQuery extends Query {
   /**
-   * The transaction's BEGIN goes out ahead of this statement, in the same write and before the
-   * same Sync (deferred-begin below); its CommandComplete is not this statement's.
+   * Go out ahead of this statement, in the same write and before the same Sync: the
+   * transaction's BEGIN, writes deferred to it (see `Owed` below). The server runs them in
+   * order; their answers are not this statement's.
    */
-  beginFirst = false;
-  private beginUnanswered = false;
+  carried: readonly Carried[] = [];
+  /** How many of `carried` the server has answered; an error before all are is one of theirs. */
+  private carriedAnswered = 0;
+  /** The carried statement the server refused, if one was. */
+  failedCarried?: Carried;
   /** The connection it runs on: pg's handleRowDescription is not told. */
   private connection?: PgConnection;
   /** pg's prepare is running: an error now is a value the client could not bind. */
@@ -115,6 +124,8 @@ class NamedQuery extends Query {
   constructor(name: string, text: string, values: unknown[]) {
     super(text, values);
     this.internals.name = name;
+    // Parse/Bind/Execute even without values (a COMMIT that carries writes).
+    this.internals.queryMode = 'extended';
   }
 
   private get internals(): QueryInternals {
@@ -128,13 +139,12 @@ class NamedQuery extends Query {
       ? shapes.get(connection)?.get(this.internals.name)
       : undefined;
     this.connection = connection;
-    if (this.beginFirst) {
-      // Executed before the statement, in the one pipeline its Sync ends: pg corks the stream
-      // around prepare, so both go out in one write.
-      connection.parse({ text: 'BEGIN', name: '' });
-      connection.bind({ portal: '', statement: '', values: [] });
+    // Executed before the statement, in the one pipeline its Sync ends: pg corks the stream
+    // around prepare, so all of it goes out in one write. Their values are pg's already.
+    for (const statement of this.carried) {
+      connection.parse({ text: statement.text, name: '' });
+      connection.bind({ portal: '', statement: '', values: statement.values });
       connection.execute({ portal: '', rows: 0 });
-      this.beginUnanswered = true;
     }
     this.preparing = true;
     try {
@@ -167,13 +177,22 @@ class NamedQuery extends Query {
       Boolean(this.internals.callback) || this.listenerCount('row') === 0;
   }
 
-  /** The BEGIN's completion comes first and is not a result of this statement. */
+  private get carriedUnanswered(): boolean {
+    return this.carriedAnswered < this.carried.length;
+  }
+
+  /** The carried statements' completions come first and are not results of this statement. */
   handleCommandComplete(message: unknown, connection: PgConnection): void {
-    if (this.beginUnanswered) {
-      this.beginUnanswered = false;
+    if (this.carriedUnanswered) {
+      this.carriedAnswered++;
       return;
     }
     pgQuery.handleCommandComplete.call(this, message, connection);
+  }
+
+  /** Rows a carried write returns (the outbox's notifications) are not this statement's. */
+  handleDataRow(message: unknown): void {
+    if (!this.carriedUnanswered) pgQuery.handleDataRow.call(this, message);
   }
 
   handleRowDescription(message: unknown): void {
@@ -192,6 +211,7 @@ class NamedQuery extends Query {
 
   handleError(error: Error, connection: PgConnection): void {
     if (this.preparing) this.bindFailed = true;
+    else if (this.carriedUnanswered) this.failedCarried = this.carried[this.carriedAnswered];
     pgQuery.handleError.call(this, error, connection);
   }
 
@@ -213,29 +233,54 @@ class NamedQuery extends Query {
   }
 }
 
-/**
- * A transaction's BEGIN sent with its first statement (ADR 0066). TypeORM opens a transaction
- * with `START TRANSACTION` and waits for the answer before the first statement: a round trip
- * to the database that carries nothing. Here `START TRANSACTION` is answered at once and
- * remembered on the client; the transaction's first statement then goes out as BEGIN and the
- * statement in one pipeline (Parse/Bind/Execute of BEGIN, then the statement's messages, one
- * Sync), so the server runs both in order and answers once. A statement that cannot carry it
- * (no parameters, a callback, or a named statement not yet parsed on this connection, whose
- * ParseComplete pg could not tell from BEGIN's) is preceded by BEGIN on its own, as before;
- * a COMMIT or ROLLBACK with nothing sent since sends nothing, there being no transaction.
- *
- * The BEGIN is owed for the client's current checkout from the pool only (pg-pool gives the
- * client a new `release` at each checkout): a client handed back with it still owed cannot
- * pass it to its next user.
- */
-const owedBegin = new WeakMap<Client, unknown>();
+/** A statement sent ahead of a query, in its pipeline (see NamedQuery's `carried`). */
+interface Carried {
+  text: string;
+  /** As pg binds them (`prepareValue`'s output): strings, buffers and nulls. */
+  values: unknown[];
+}
 
-function owesBegin(client: Client): boolean {
-  return owedBegin.has(client) && owedBegin.get(client) === releaseOf(client);
+const BEGIN: Carried = { text: 'BEGIN', values: [] };
+
+/**
+ * What a client's transaction has not sent yet, sent with its next statement (ADR 0066, 0067).
+ *
+ * - `begin`: TypeORM opens a transaction with `START TRANSACTION` and waits for the answer
+ *   before the first statement, a round trip that carries nothing. `START TRANSACTION` is
+ *   answered here at once, and BEGIN is owed.
+ * - `writes`: statements whose answer the transaction does not need (`deferWrite`).
+ *
+ * The next statement carries them: a statement with parameters, sent as TypeORM sends them
+ * (text and values, a promise), goes out as their Parse/Bind/Execute and then its own, with
+ * one Sync, so the server runs all in order and answers once. So does a COMMIT. A statement
+ * that cannot carry them (no parameters, a callback, or a named statement not yet parsed on
+ * this connection, whose `ParseComplete` pg could not tell from theirs) is preceded by them
+ * on their own. A ROLLBACK drops the writes unsent, and with BEGIN unsent sends nothing,
+ * there being no transaction on the server; so does a COMMIT with nothing owed but BEGIN.
+ *
+ * It is owed for the client's current checkout from the pool only (pg-pool gives the client a
+ * new `release` at each checkout): a client handed back with a debt cannot pass it to its
+ * next user.
+ */
+interface Owed {
+  release: unknown;
+  begin: boolean;
+  writes: Carried[];
+}
+
+const owed = new WeakMap<Client, Owed>();
+
+function owedBy(client: Client): Owed | undefined {
+  const debt = owed.get(client);
+  return debt && debt.release === releaseOf(client) ? debt : undefined;
 }
 
 function releaseOf(client: Client): unknown {
   return (client as unknown as { release?: unknown }).release;
+}
+
+function connectionOf(client: Client): PgConnection {
+  return (client as unknown as { connection: PgConnection }).connection;
 }
 
 /** What pg answers for a command without rows, for the ones answered here. */
@@ -243,7 +288,7 @@ function answered(command: string): QueryResult {
   return { command, rowCount: null, oid: 0, rows: [], fields: [] } as unknown as QueryResult;
 }
 
-/** Only the promise form (TypeORM's `databaseConnection.query(text, parameters)`) is deferred. */
+/** `command` alone, as TypeORM sends it (`databaseConnection.query(text, parameters)`). */
 function isBare(command: string, args: unknown[]): boolean {
   const [text, values] = args;
   return (
@@ -251,13 +296,6 @@ function isBare(command: string, args: unknown[]): boolean {
     args.length <= 2 &&
     (values === undefined || (Array.isArray(values) && values.length === 0))
   );
-}
-
-/** BEGIN on its own, ahead of what follows on this client; if it fails, so does all that. */
-function sendBegin(client: Client): void {
-  simpleQuery.call(client, 'BEGIN', (error: Error | null) => {
-    if (error) (client as unknown as { connection: PgConnection }).connection.stream.destroy(error);
-  });
 }
 
 /** `query` submitted as pg submits a query object without a callback: as a promise. */
@@ -274,31 +312,96 @@ function submitted(client: Client, query: NamedQuery): Promise<QueryResult> {
   });
 }
 
-/** The query of a client that owes its transaction's BEGIN (see `owedBegin`). */
-function queryOwingBegin(client: Client, args: unknown[]): unknown {
-  owedBegin.delete(client);
-  if (isBare('COMMIT', args) || isBare('ROLLBACK', args)) {
-    return Promise.resolve(answered(args[0] as string));
+function carrying(query: NamedQuery, carried: readonly Carried[]): NamedQuery {
+  query.carried = carried;
+  return query;
+}
+
+/** The refusal of what went ahead of a statement on its own (`sendAhead`), once answered. */
+interface AheadOutcome {
+  error?: Error;
+}
+
+/**
+ * The debt on its own, ahead of what follows on this client. If BEGIN fails, the connection
+ * is closed, so that nothing queued behind it runs outside the transaction; a write's
+ * refusal is kept for the statement that follows to answer with.
+ */
+function sendAhead(client: Client, debt: Owed): AheadOutcome {
+  const outcome: AheadOutcome = {};
+  const carried = debt.begin ? [BEGIN, ...debt.writes] : debt.writes;
+  const last = carried[carried.length - 1];
+  const query = carrying(new NamedQuery('', last.text, last.values), carried.slice(0, -1));
+  (query as unknown as { callback: QueryCallback }).callback = (error) => {
+    if (!error) return;
+    const beginFailed = debt.begin && (query.failedCarried ?? last) === BEGIN;
+    if (beginFailed) connectionOf(client).stream.destroy(error);
+    else outcome.error = error;
+  };
+  simpleQuery.call(client, query);
+  return outcome;
+}
+
+/**
+ * The statement's own answer, unless what went ahead of it failed: then that failure, which
+ * is the one its caller must see (the statement itself may have succeeded, as a
+ * `ROLLBACK TO SAVEPOINT` in an aborted transaction does).
+ */
+function answeringFor(ahead: AheadOutcome, args: unknown[], run: () => unknown): unknown {
+  const callback = args[args.length - 1];
+  if (typeof callback === 'function') {
+    const answer = callback as QueryCallback;
+    args[args.length - 1] = ((error, result) =>
+      ahead.error ? answer(ahead.error, result) : answer(error, result)) as QueryCallback;
+    return run();
+  }
+  const result = run();
+  if (!(result instanceof Promise)) return result;
+  return result.then(
+    (value: unknown) => (ahead.error ? Promise.reject(ahead.error) : value),
+    (error: unknown) => Promise.reject(ahead.error ?? error),
+  );
+}
+
+/** The query of a client with a debt (see `Owed`): the debt goes out with it, or before it. */
+function queryPaying(client: Client, debt: Owed, args: unknown[]): unknown {
+  owed.delete(client);
+  const carried = debt.begin ? [BEGIN, ...debt.writes] : debt.writes;
+  if (isBare('ROLLBACK', args)) {
+    return debt.begin ? Promise.resolve(answered('ROLLBACK')) : simpleQuery.apply(client, args);
+  }
+  if (isBare('COMMIT', args)) {
+    if (debt.writes.length === 0) return Promise.resolve(answered('COMMIT'));
+    return submitted(client, carrying(new NamedQuery('', 'COMMIT', []), carried));
   }
   const [text, values] = args;
   if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
     const name = statementName(text) ?? '';
-    const parsed = (client as unknown as { connection: PgConnection }).connection.parsedStatements;
-    if (name === '' || parsed[name] !== undefined) {
-      const query = new NamedQuery(name, text, values);
-      query.beginFirst = true;
-      return submitted(client, query);
+    if (name === '' || connectionOf(client).parsedStatements[name] !== undefined) {
+      return submitted(client, carrying(new NamedQuery(name, text, values), carried));
     }
   }
-  sendBegin(client);
-  return preparingQuery.apply(client, args);
+  if (debt.writes.length === 0) {
+    sendBegin(client);
+    return preparingQuery.apply(client, args);
+  }
+  const ahead = sendAhead(client, debt);
+  return answeringFor(ahead, args, () => preparingQuery.apply(client, args));
+}
+
+/** BEGIN on its own, ahead of what follows on this client; if it fails, so does all that. */
+function sendBegin(client: Client): void {
+  simpleQuery.call(client, 'BEGIN', (error: Error | null) => {
+    if (error) connectionOf(client).stream.destroy(error);
+  });
 }
 
 // pg's `query` has a dozen overloads; one function serves them all and is typed as pg's.
 function preparingQuery(this: Client, ...args: unknown[]): unknown {
-  if (owesBegin(this)) return queryOwingBegin(this, args);
+  const debt = owedBy(this);
+  if (debt) return queryPaying(this, debt, args);
   if (isBare('START TRANSACTION', args)) {
-    owedBegin.set(this, releaseOf(this));
+    owed.set(this, { release: releaseOf(this), begin: true, writes: [] });
     return Promise.resolve(answered('BEGIN'));
   }
   const [text, values, callback] = args;
@@ -317,3 +420,18 @@ function preparingQuery(this: Client, ...args: unknown[]): unknown {
 }
 
 PreparingClient.prototype.query = preparingQuery as unknown as Client['query'];
+
+/**
+ * Adds `text` to the writes of the transaction open on `client`, sent with its next statement
+ * or its COMMIT (see `Owed`); false when `client` cannot defer it (another client class), and
+ * the caller runs it itself.
+ */
+export function deferOn(client: unknown, text: string, values: readonly unknown[]): boolean {
+  if (!(client instanceof PreparingClient)) return false;
+  // pg's own mapping, now: a value it cannot send fails the caller, not the next statement.
+  const write: Carried = { text, values: values.map((value) => prepareValue(value)) };
+  const debt = owedBy(client);
+  if (debt) debt.writes.push(write);
+  else owed.set(client, { release: releaseOf(client), begin: false, writes: [write] });
+  return true;
+}

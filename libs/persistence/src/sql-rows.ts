@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { deferOn } from './prepared-statements';
 import type { Tx } from './unit-of-work';
 
 const pools = new WeakMap<DataSource, Pool>();
@@ -39,5 +40,33 @@ export function sqlRows<Row>(
   } catch (error) {
     // A data source not initialised fails the promise, as from an `async` function.
     return Promise.reject(error as Error);
+  }
+}
+
+/**
+ * A write in `tx` whose answer the transaction does not need (an outbox row, a timer, a row
+ * under a fresh id): it goes out with the transaction's next statement, or with its COMMIT,
+ * in the same round trip (ADR 0067). The server runs it in its place, before that statement.
+ * Resolves at once; a refusal fails that next statement or the COMMIT, and so the
+ * transaction. A caller that tells one refusal from another (a key taken answers 409) runs its
+ * statement itself, with `sqlRows`. On a client that cannot defer it, it runs now.
+ */
+export function deferWrite(tx: Tx, text: string, values: readonly unknown[]): Promise<void> {
+  try {
+    const runner = tx.queryRunner;
+    if (!runner?.isTransactionActive) throw new WriteOutsideTransactionError(text);
+    const client = (runner as unknown as { databaseConnection?: unknown }).databaseConnection;
+    if (deferOn(client, text, values)) return Promise.resolve();
+    return runner.query(text, values as unknown[]).then(() => undefined);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** A deferred write must commit with a transaction: outside one, nothing would send it. */
+export class WriteOutsideTransactionError extends Error {
+  constructor(text: string) {
+    super(`a deferred write needs an open transaction: ${text.slice(0, 80)}`);
+    this.name = 'WriteOutsideTransactionError';
   }
 }

@@ -52,6 +52,8 @@ describe('OutboxWriter', () => {
     const mayCommit = new Promise<void>((resolve) => (release = resolve));
     const eventId = ds.transaction(async (tx) => {
       const event = await writer.add(tx, configUpdated(subject, version));
+      // The write goes out with the transaction's next statement (ADR 0067).
+      await tx.query('SELECT $1::int AS one', [1]);
       await mayCommit;
       return event.id;
     });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { currentContext } from '@comanda/context';
+import { deferWrite } from '@comanda/persistence';
 import {
   createCloudEvent,
   type CloudEvent,
@@ -79,7 +80,9 @@ export class OutboxWriter {
     // taken before the rows get their positions), so positions follow commit order within an
     // aggregate and the relay can never see a later event before an earlier one; the
     // notification is delivered at commit only, and identical ones of a transaction collapse.
-    await manager.query(this.insertSql, [
+    // Nothing waits for its answer: it goes out with the transaction's next statement or its
+    // COMMIT (ADR 0067), and a refusal fails that, and so the transaction.
+    await deferWrite(manager, this.insertSql, [
       JSON.stringify(envelopes),
       JSON.stringify(headers),
       this.table,

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { deferWrite } from '@comanda/persistence';
 import type { EntityManager } from 'typeorm';
 import { MESSAGING_OPTIONS, qualifiedTable, type MessagingOptions } from '../messaging.options';
 import { TimerOutsideTransactionError } from './timer.errors';
@@ -26,7 +27,9 @@ export class TimerService {
       throw new TimerOutsideTransactionError(timer.name);
     // One clock: a delay becomes a deadline in the database, which also compares it.
     const fireAt = `coalesce($3::timestamptz, now() + $5::float8 * interval '1 millisecond')`;
-    await manager.query(
+    // Sent with the transaction's next statement or its COMMIT (ADR 0067).
+    await deferWrite(
+      manager,
       `INSERT INTO ${this.table} (name, key, fire_at, next_attempt_at, payload)
        VALUES ($1, $2, ${fireAt}, ${fireAt}, $4)
        ON CONFLICT (name, key) DO UPDATE SET

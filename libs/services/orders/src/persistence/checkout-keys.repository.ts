@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@comanda/persistence';
+import { deferWrite, type Tx } from '@comanda/persistence';
 import { schemaOfTx } from './schema';
 
 export interface CheckoutAnswer {
@@ -36,8 +36,10 @@ export class CheckoutKeysRepository {
     return { claimed: false, basketId: rows[0].basket_id, answer: rows[0].response };
   }
 
+  /** Sent with the checkout's COMMIT (ADR 0067): the claimed row is the transaction's own. */
   async remember(tx: Tx, tenantId: string, key: string, answer: CheckoutAnswer): Promise<void> {
-    await tx.query(
+    await deferWrite(
+      tx,
       `UPDATE ${schemaOfTx(tx)}.checkout_keys SET response = $3
        WHERE tenant_id = $1 AND idempotency_key = $2`,
       [tenantId, key, JSON.stringify(answer)],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { entityColumns, isUuid, sqlRows, type Tx } from '@comanda/persistence';
+import { deferWrite, entityColumns, isUuid, type Tx } from '@comanda/persistence';
 import { OrderNotFoundError } from '../domain/order.errors';
 import type { OrderStatus } from '../domain/order';
 import { BasketEntity } from './basket.entity';
@@ -29,13 +29,15 @@ export class OrderRepository {
   /**
    * A new order: one INSERT, without `save`'s read of a row that cannot exist yet (and
    * without a query builder: a checkout's hottest write). The basket it was checked out from
-   * is marked in the same statement (one round trip less per checkout).
+   * is marked in the same statement (one round trip less per checkout). Its id is new and the
+   * basket is locked: nothing here can be refused but by a fault, so it goes out with the
+   * checkout's COMMIT (ADR 0067).
    */
   async insert(tx: Tx, order: OrderEntity, basket: BasketEntity): Promise<void> {
     const { text, values } = entityColumns(tx, OrderEntity, 'o').insert(order);
     const baskets = entityColumns(tx, BasketEntity, 'b').table;
     const next = values.length;
-    await sqlRows(
+    await deferWrite(
       tx,
       `WITH checked_out AS (
          UPDATE ${baskets} SET order_id = $${next + 1} WHERE id = $${next + 2} AND tenant_id = $${next + 3}
