@@ -1,7 +1,6 @@
-import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { Connection } from 'pg';
+import type { TestDatabase } from '@comanda/testing';
 import { QueryFailedError, type DataSource } from 'typeorm';
-import { createDataSource } from './data-source';
+import { expectOutsideTransaction, oneConnection, roundTrips } from './test-support/pipelining';
 
 /**
  * A transaction's BEGIN goes out with its first statement (prepared-statements.ts, ADR 0066):
@@ -10,39 +9,17 @@ import { createDataSource } from './data-source';
 describe('a transaction’s BEGIN sent with its first statement', () => {
   let db: TestDatabase;
   let source: DataSource;
-  // pg's wire connection: each round trip ends with a Sync (extended protocol) or is one
-  // simple Query message.
-  const wire = Connection.prototype as unknown as { sync(): void; query(text: string): void };
-  const roundTrips = async (work: () => Promise<unknown>): Promise<number> => {
-    const sync = jest.spyOn(wire, 'sync');
-    const simple = jest.spyOn(wire, 'query');
-    try {
-      await work();
-      return sync.mock.calls.length + simple.mock.calls.length;
-    } finally {
-      sync.mockRestore();
-      simple.mockRestore();
-    }
-  };
-  /** Fails outside a transaction block: the pool's one connection is not left in one. */
-  const outsideTransaction = () =>
-    expect(source.query('SAVEPOINT probe')).rejects.toThrow(/transaction block/);
+  const outsideTransaction = () => expectOutsideTransaction(source);
   const XID = `SELECT pg_current_xact_id()::text AS xid WHERE $1::int = 1`;
   const xid = async (run: (text: string, values?: unknown[]) => Promise<unknown>, text = XID) =>
     ((await run(text, text.includes('$1') ? [1] : undefined)) as Array<{ xid: string }>)[0].xid;
 
   beforeAll(async () => {
-    db = await createTestDatabase('deferred_begin');
-    source = await createDataSource({
-      url: db.url,
-      schema: 'deferred',
-      entities: [],
-      migrations: [],
-      // One connection: every transaction and probe runs on it.
-      poolSize: 1,
-    }).initialize();
-    await source.query(`CREATE SCHEMA deferred`);
-    await source.query(`CREATE TABLE deferred.notes (id text PRIMARY KEY, n integer NOT NULL)`);
+    ({ db, source } = await oneConnection(
+      'deferred_begin',
+      'deferred',
+      `CREATE TABLE deferred.notes (id text PRIMARY KEY, n integer NOT NULL)`,
+    ));
     // Named and parsed on the connection, as a running service's statements are.
     for (let i = 0; i < 3; i++) await source.transaction((tx) => tx.query(XID, [1]));
   });

@@ -1,8 +1,8 @@
-import { createTestDatabase, type TestDatabase } from '@comanda/testing';
-import { Connection } from 'pg';
+import type { TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from './data-source';
 import { deferWrite, WriteOutsideTransactionError } from './sql-rows';
+import { expectOutsideTransaction, oneConnection, roundTrips } from './test-support/pipelining';
 import { rolledBack } from './unit-of-work';
 
 /**
@@ -13,20 +13,7 @@ import { rolledBack } from './unit-of-work';
 describe('writes deferred to the next statement of their transaction', () => {
   let db: TestDatabase;
   let source: DataSource;
-  const wire = Connection.prototype as unknown as { sync(): void; query(text: string): void };
-  const roundTrips = async (work: () => Promise<unknown>): Promise<number> => {
-    const sync = jest.spyOn(wire, 'sync');
-    const simple = jest.spyOn(wire, 'query');
-    try {
-      await work();
-      return sync.mock.calls.length + simple.mock.calls.length;
-    } finally {
-      sync.mockRestore();
-      simple.mockRestore();
-    }
-  };
-  const outsideTransaction = () =>
-    expect(source.query('SAVEPOINT probe')).rejects.toThrow(/transaction block/);
+  const outsideTransaction = () => expectOutsideTransaction(source);
   const INSERT = `INSERT INTO deferred_w.notes (id, n) VALUES ($1, $2)`;
   const notes = async () =>
     (await source.query(`SELECT id, n FROM deferred_w.notes ORDER BY id`)) as Array<{
@@ -36,20 +23,12 @@ describe('writes deferred to the next statement of their transaction', () => {
   const XID = `SELECT pg_current_xact_id()::text AS xid WHERE $1::int = 1`;
 
   beforeAll(async () => {
-    db = await createTestDatabase('deferred_write');
-    source = await createDataSource({
-      url: db.url,
-      schema: 'deferred_w',
-      entities: [],
-      migrations: [],
-      // One connection: every transaction and probe runs on it.
-      poolSize: 1,
-    }).initialize();
-    await source.query(`CREATE SCHEMA deferred_w`);
-    await source.query(
+    ({ db, source } = await oneConnection(
+      'deferred_write',
+      'deferred_w',
       `CREATE TABLE deferred_w.notes (id text PRIMARY KEY, n integer NOT NULL CHECK (n >= 0),
          xid text NOT NULL DEFAULT pg_current_xact_id()::text)`,
-    );
+    ));
     // Named and parsed on the connection, as a running service's statements are.
     for (let i = 0; i < 3; i++) await source.transaction((tx) => tx.query(XID, [1]));
   });
