@@ -125,7 +125,8 @@ describe('writes deferred to the next statement of their transaction', () => {
     await outsideTransaction();
   });
 
-  it('undoes writes of a dry run, and a refused one there fails the dry run', async () => {
+  it('drops the writes a rollback to a savepoint would undo, unsent', async () => {
+    let trips = 0;
     await source.transaction(async (tx) => {
       await deferWrite(tx, INSERT, ['kept', 1]);
       await rolledBack(tx, async (dry) => {
@@ -133,16 +134,28 @@ describe('writes deferred to the next statement of their transaction', () => {
         expect(await dry.query(`SELECT id FROM deferred_w.notes WHERE n = $1`, [1])).toHaveLength(
           2,
         );
+        // Not sent: a refusal it would meet is undone with it.
+        await deferWrite(dry, INSERT, ['negative', -1]);
+        trips = await roundTrips(() => deferWrite(dry, INSERT, ['dry too', 1]));
       });
+      expect(await tx.query(`SELECT id FROM deferred_w.notes WHERE n >= $1`, [0])).toEqual([
+        { id: 'kept' },
+      ]);
     });
+    expect(trips).toBe(0);
     expect(await notes()).toEqual([{ id: 'kept', n: 1 }]);
-    // The savepoint's ROLLBACK TO would succeed in the aborted transaction: the refusal wins.
-    await expect(
-      source.transaction(async (tx) => {
-        await tx.query(XID, [1]);
-        await rolledBack(tx, (dry) => deferWrite(dry, INSERT, ['negative', -1]));
-      }),
-    ).rejects.toMatchObject({ driverError: { code: '23514' } });
+    // A TypeORM savepoint (a nested transaction) rolled back by a throw: the same.
+    await source.transaction(async (tx) => {
+      await tx.query(INSERT, ['outer', 2]);
+      await expect(
+        tx.transaction(async (inner) => {
+          await deferWrite(inner, INSERT, ['inner', -1]);
+          throw new Error('inner failed');
+        }),
+      ).rejects.toThrow('inner failed');
+      await deferWrite(tx, INSERT, ['after', 3]);
+    });
+    expect((await notes()).map((note) => note.id)).toEqual(['after', 'kept', 'outer']);
     await outsideTransaction();
   });
 

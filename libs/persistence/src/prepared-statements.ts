@@ -255,8 +255,9 @@ const BEGIN: Carried = { text: 'BEGIN', values: [] };
  * one Sync, so the server runs all in order and answers once. So does a COMMIT. A statement
  * that cannot carry them (no parameters, a callback, or a named statement not yet parsed on
  * this connection, whose `ParseComplete` pg could not tell from theirs) is preceded by them
- * on their own. A ROLLBACK drops the writes unsent, and with BEGIN unsent sends nothing,
- * there being no transaction on the server; so does a COMMIT with nothing owed but BEGIN.
+ * on their own. A ROLLBACK, or a ROLLBACK TO a savepoint, drops the writes unsent (they would
+ * be undone); a ROLLBACK with BEGIN unsent sends nothing, there being no transaction on the
+ * server, and so does a COMMIT with nothing owed but BEGIN.
  *
  * It is owed for the client's current checkout from the pool only (pg-pool gives the client a
  * new `release` at each checkout): a client handed back with a debt cannot pass it to its
@@ -294,6 +295,16 @@ function isBare(command: string, args: unknown[]): boolean {
   return (
     text === command &&
     args.length <= 2 &&
+    (values === undefined || (Array.isArray(values) && values.length === 0))
+  );
+}
+
+/** `ROLLBACK TO [SAVEPOINT] name`, as TypeORM and `rolledBack` send it. */
+function rollsBackToSavepoint(args: unknown[]): boolean {
+  const [text, values] = args;
+  return (
+    typeof text === 'string' &&
+    /^ROLLBACK TO /i.test(text) &&
     (values === undefined || (Array.isArray(values) && values.length === 0))
   );
 }
@@ -369,6 +380,12 @@ function queryPaying(client: Client, debt: Owed, args: unknown[]): unknown {
   const carried = debt.begin ? [BEGIN, ...debt.writes] : debt.writes;
   if (isBare('ROLLBACK', args)) {
     return debt.begin ? Promise.resolve(answered('ROLLBACK')) : simpleQuery.apply(client, args);
+  }
+  if (rollsBackToSavepoint(args)) {
+    // Every write owed came after the newest savepoint was made (making one is a statement,
+    // which took the writes before it along): rolling back to any savepoint undoes them.
+    if (debt.begin) sendBegin(client);
+    return preparingQuery.apply(client, args);
   }
   if (isBare('COMMIT', args)) {
     if (debt.writes.length === 0) return Promise.resolve(answered('COMMIT'));
