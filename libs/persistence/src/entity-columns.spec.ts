@@ -131,6 +131,34 @@ describe('entityColumns', () => {
     });
   });
 
+  it('updates an entity’s row by its key as TypeORM persists it, leaving undefined properties as they are', async () => {
+    const books = entityColumns(source, BookEntity, 'b');
+    const before = Object.assign(new BookEntity(), {
+      id: 'aeneid',
+      shelfId: 'top',
+      tags: ['epic'],
+      lentAt: null,
+      signed: true,
+    });
+    const other = Object.assign(new BookEntity(), { ...before, id: 'georgics' });
+    for (const book of [before, other])
+      await sqlRows(source, books.insert(book).text, books.insert(book).values);
+
+    const after = Object.assign(new BookEntity(), {
+      ...before,
+      tags: ['epic', 'latin'],
+      lentAt: new Date('2026-05-06T07:08:09Z'),
+    });
+    const { text, values } = books.update({ ...after, shelfId: undefined } as never);
+    await sqlRows(source, text, values);
+
+    expect(await source.manager.findOneBy(BookEntity, { id: 'aeneid' })).toEqual(after);
+    expect(await source.manager.findOneBy(BookEntity, { id: 'georgics' })).toEqual(other);
+    expect(() => books.update({ ...after, id: undefined } as never)).toThrow(
+      /BookEntity.id is not set/,
+    );
+  });
+
   it('refuses an entity whose columns TypeORM fills in itself', () => {
     expect(() => entityColumns(source, LoanEntity, 'l')).toThrow(
       /LoanEntity.id is not a plain column/,

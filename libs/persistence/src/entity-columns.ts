@@ -1,4 +1,5 @@
 import { DataSource, type EntityMetadata, type ObjectType } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { Tx } from './unit-of-work';
 
 /**
@@ -20,6 +21,12 @@ export interface EntityColumns<E> {
    * version or create/update-date columns (refused when built).
    */
   insert(entity: E): { text: string; values: unknown[] };
+  /**
+   * One UPDATE of `entity`'s row, found by its primary key, to the entity's values: each
+   * column as TypeORM would persist it, a property left undefined left as it is. No read
+   * first, as TypeORM's `save` makes to find what changed.
+   */
+  update(entity: E): { text: string; values: unknown[] };
 }
 
 const built = new WeakMap<EntityMetadata, Map<string, EntityColumns<unknown>>>();
@@ -92,6 +99,32 @@ function build<E>(
       });
       return {
         text: `INSERT INTO ${table} (${names}) VALUES (${placeholders.join(', ')})`,
+        values,
+      };
+    },
+    update(entity) {
+      const values: unknown[] = [];
+      const valueOf = (column: ColumnMetadata): string | undefined => {
+        const value: unknown = (entity as Record<string, unknown>)[column.propertyName];
+        if (value === undefined) return undefined;
+        values.push(driver.preparePersistentValue(value, column));
+        return `$${values.length}`;
+      };
+      const assignments = columns
+        .filter(({ column }) => !column.isPrimary)
+        .flatMap(({ column }) => {
+          const placeholder = valueOf(column);
+          return placeholder ? [`${quote(column.databaseName)} = ${placeholder}`] : [];
+        });
+      const keys = columns
+        .filter(({ column }) => column.isPrimary)
+        .map(({ column }) => {
+          const placeholder = valueOf(column);
+          if (!placeholder) throw new Error(`${metadata.name}.${column.propertyName} is not set`);
+          return `${quote(column.databaseName)} = ${placeholder}`;
+        });
+      return {
+        text: `UPDATE ${table} SET ${assignments.join(', ')} WHERE ${keys.join(' AND ')}`,
         values,
       };
     },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { entityColumns, isUuid, sqlRows, type Tx } from '@comanda/persistence';
+import { deferWrite, entityColumns, isUuid, sqlRows, type Tx } from '@comanda/persistence';
 import type { DataSource } from 'typeorm';
 import { BasketNotFoundError } from '../domain/order.errors';
 import { BasketEntity } from './basket.entity';
@@ -76,5 +76,19 @@ export class BasketRepository {
 
   async save(tx: Tx, basket: BasketEntity): Promise<void> {
     await tx.save(BasketEntity, basket);
+  }
+
+  /**
+   * The lines and discounts of a basket read locked in `tx` (`getInContext` with `forUpdate`),
+   * as they now are: one UPDATE, sent with the transaction's next statement or its COMMIT
+   * (ADR 0067).
+   */
+  async saveContents(tx: Tx, basket: BasketEntity): Promise<void> {
+    await deferWrite(
+      tx,
+      `UPDATE ${entityColumns(tx, BasketEntity, 'b').table} SET lines = $1, discounts = $2
+       WHERE tenant_id = $3 AND id = $4`,
+      [JSON.stringify(basket.lines), JSON.stringify(basket.discounts), basket.tenantId, basket.id],
+    );
   }
 }

@@ -22,8 +22,15 @@ export class OrderRepository {
     });
   }
 
+  /**
+   * The order as it now stands, over its row. Every caller read it locked in `tx` (`get` with
+   * `forUpdate`), so the row exists and nothing else changed it: one UPDATE without `save`'s
+   * read to find what changed, sent with the transaction's next statement or its COMMIT
+   * (ADR 0067).
+   */
   async save(tx: Tx, order: OrderEntity): Promise<void> {
-    await tx.save(OrderEntity, order);
+    const { text, values } = entityColumns(tx, OrderEntity, 'o').update(order);
+    await deferWrite(tx, text, values);
   }
 
   /**

@@ -6,11 +6,10 @@ import {
   BasketCheckedOutError,
   BasketFullError,
   MenuItemNotFoundError,
+  StoreNotFoundError,
 } from '../../domain/order.errors';
 import { BasketRepository } from '../../persistence/basket.repository';
-import { StoreRepository } from '../../persistence/store.repository';
-import { ReadBasket } from './read-basket.usecase';
-import type { PricedBasket } from './basket-view';
+import { priceBasket, type PricedBasket } from './basket-view';
 
 export interface AddItemCommand {
   tenantId: string;
@@ -22,19 +21,20 @@ export interface AddItemCommand {
 /** A new line from the current menu; each unit of it gets its own id (discounts name units). */
 @Injectable()
 export class AddItem {
-  constructor(
-    private readonly baskets: BasketRepository,
-    private readonly stores: StoreRepository,
-    private readonly reader: ReadBasket,
-  ) {}
+  constructor(private readonly baskets: BasketRepository) {}
 
   async execute(tx: Tx, command: AddItemCommand): Promise<PricedBasket> {
-    const basket = await this.baskets.get(tx, command.tenantId, command.basketId, true);
+    const { basket, store, chargeValues } = await this.baskets.getInContext(
+      tx,
+      command.tenantId,
+      command.basketId,
+      true,
+    );
     if (basket.orderId) throw new BasketCheckedOutError(basket.id, basket.orderId);
     if (basket.lines.length >= LIMITS.basketLines) {
       throw new BasketFullError('lines', LIMITS.basketLines);
     }
-    const store = await this.stores.get(tx, command.tenantId, basket.storeId);
+    if (!store) throw new StoreNotFoundError(basket.storeId);
     const menuItem = store.menu.find((item) => item.id === command.menuItemId);
     if (!menuItem) throw new MenuItemNotFoundError(command.menuItemId);
     basket.lines = [
@@ -50,7 +50,7 @@ export class AddItem {
         mappingDetails: menuItem.mappingDetails,
       },
     ];
-    await this.baskets.save(tx, basket);
-    return this.reader.price(tx, command.tenantId, basket.id);
+    await this.baskets.saveContents(tx, basket);
+    return priceBasket(basket, store.currency, chargeValues);
   }
 }
