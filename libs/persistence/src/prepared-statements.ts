@@ -110,7 +110,7 @@ class NamedQuery extends Query {
    * transaction's BEGIN, writes deferred to it (see `Owed` below). The server runs them in
    * order; their answers are not this statement's.
    */
-  carried: readonly Carried[] = [];
+  readonly carried: readonly Carried[];
   /** How many of `carried` the server has answered; an error before all are is one of theirs. */
   private carriedAnswered = 0;
   /** The carried statement the server refused, if one was. */
@@ -121,8 +121,9 @@ class NamedQuery extends Query {
   private preparing = false;
   private bindFailed = false;
 
-  constructor(name: string, text: string, values: unknown[]) {
+  constructor(name: string, text: string, values: unknown[], carried: readonly Carried[] = []) {
     super(text, values);
+    this.carried = carried;
     this.internals.name = name;
     // Parse/Bind/Execute even without values (a COMMIT that carries writes).
     this.internals.queryMode = 'extended';
@@ -289,24 +290,14 @@ function answered(command: string): QueryResult {
   return { command, rowCount: null, oid: 0, rows: [], fields: [] } as unknown as QueryResult;
 }
 
-/** `command` alone, as TypeORM sends it (`databaseConnection.query(text, parameters)`). */
-function isBare(command: string, args: unknown[]): boolean {
+/** A text without values, as TypeORM sends one (`databaseConnection.query(text, parameters)`). */
+function bareText(args: unknown[]): string | undefined {
   const [text, values] = args;
-  return (
-    text === command &&
-    args.length <= 2 &&
-    (values === undefined || (Array.isArray(values) && values.length === 0))
-  );
-}
-
-/** `ROLLBACK TO [SAVEPOINT] name`, as TypeORM and `rolledBack` send it. */
-function rollsBackToSavepoint(args: unknown[]): boolean {
-  const [text, values] = args;
-  return (
+  const bare =
     typeof text === 'string' &&
-    /^ROLLBACK TO /i.test(text) &&
-    (values === undefined || (Array.isArray(values) && values.length === 0))
-  );
+    args.length <= 2 &&
+    (values === undefined || (Array.isArray(values) && values.length === 0));
+  return bare ? text : undefined;
 }
 
 /** `query` submitted as pg submits a query object without a callback: as a promise. */
@@ -323,9 +314,9 @@ function submitted(client: Client, query: NamedQuery): Promise<QueryResult> {
   });
 }
 
-function carrying(query: NamedQuery, carried: readonly Carried[]): NamedQuery {
-  query.carried = carried;
-  return query;
+/** BEGIN when owed, then the writes: what the client's next statement carries. */
+function carriedBy(debt: Owed): Carried[] {
+  return debt.begin ? [BEGIN, ...debt.writes] : debt.writes;
 }
 
 /** The refusal of what went ahead of a statement on its own (`sendAhead`), once answered. */
@@ -334,19 +325,17 @@ interface AheadOutcome {
 }
 
 /**
- * The debt on its own, ahead of what follows on this client. If BEGIN fails, the connection
- * is closed, so that nothing queued behind it runs outside the transaction; a write's
- * refusal is kept for the statement that follows to answer with.
+ * `carried` on its own (at least one statement), ahead of what follows on this client. If
+ * BEGIN fails, the connection is closed, so that nothing queued behind it runs outside the
+ * transaction; a write's refusal is kept for the statement that follows to answer with.
  */
-function sendAhead(client: Client, debt: Owed): AheadOutcome {
+function sendAhead(client: Client, carried: readonly Carried[]): AheadOutcome {
   const outcome: AheadOutcome = {};
-  const carried = debt.begin ? [BEGIN, ...debt.writes] : debt.writes;
   const last = carried[carried.length - 1];
-  const query = carrying(new NamedQuery('', last.text, last.values), carried.slice(0, -1));
+  const query = new NamedQuery('', last.text, last.values, carried.slice(0, -1));
   (query as unknown as { callback: QueryCallback }).callback = (error) => {
     if (!error) return;
-    const beginFailed = debt.begin && (query.failedCarried ?? last) === BEGIN;
-    if (beginFailed) connectionOf(client).stream.destroy(error);
+    if ((query.failedCarried ?? last) === BEGIN) connectionOf(client).stream.destroy(error);
     else outcome.error = error;
   };
   simpleQuery.call(client, query);
@@ -377,47 +366,36 @@ function answeringFor(ahead: AheadOutcome, args: unknown[], run: () => unknown):
 /** The query of a client with a debt (see `Owed`): the debt goes out with it, or before it. */
 function queryPaying(client: Client, debt: Owed, args: unknown[]): unknown {
   owed.delete(client);
-  const carried = debt.begin ? [BEGIN, ...debt.writes] : debt.writes;
-  if (isBare('ROLLBACK', args)) {
-    return debt.begin ? Promise.resolve(answered('ROLLBACK')) : simpleQuery.apply(client, args);
+  const bare = bareText(args);
+  if (bare === 'ROLLBACK') {
+    // The writes are dropped unsent; with BEGIN unsent too, there is no transaction to end.
+    return debt.begin ? Promise.resolve(answered('ROLLBACK')) : preparingQuery.apply(client, args);
   }
-  if (rollsBackToSavepoint(args)) {
-    // Every write owed came after the newest savepoint was made (making one is a statement,
-    // which took the writes before it along): rolling back to any savepoint undoes them.
-    if (debt.begin) sendBegin(client);
-    return preparingQuery.apply(client, args);
-  }
-  if (isBare('COMMIT', args)) {
+  // Every write owed came after the newest savepoint was made (making one is a statement,
+  // which took the writes before it along): rolling back to any savepoint undoes them.
+  const toSavepoint = bare !== undefined && /^ROLLBACK TO /i.test(bare);
+  const carried = toSavepoint ? carriedBy({ ...debt, writes: [] }) : carriedBy(debt);
+  if (carried.length === 0) return preparingQuery.apply(client, args);
+  if (bare === 'COMMIT') {
     if (debt.writes.length === 0) return Promise.resolve(answered('COMMIT'));
-    return submitted(client, carrying(new NamedQuery('', 'COMMIT', []), carried));
+    return submitted(client, new NamedQuery('', 'COMMIT', [], carried));
   }
   const [text, values] = args;
   if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
     const name = statementName(text) ?? '';
     if (name === '' || connectionOf(client).parsedStatements[name] !== undefined) {
-      return submitted(client, carrying(new NamedQuery(name, text, values), carried));
+      return submitted(client, new NamedQuery(name, text, values, carried));
     }
   }
-  if (debt.writes.length === 0) {
-    sendBegin(client);
-    return preparingQuery.apply(client, args);
-  }
-  const ahead = sendAhead(client, debt);
+  const ahead = sendAhead(client, carried);
   return answeringFor(ahead, args, () => preparingQuery.apply(client, args));
-}
-
-/** BEGIN on its own, ahead of what follows on this client; if it fails, so does all that. */
-function sendBegin(client: Client): void {
-  simpleQuery.call(client, 'BEGIN', (error: Error | null) => {
-    if (error) connectionOf(client).stream.destroy(error);
-  });
 }
 
 // pg's `query` has a dozen overloads; one function serves them all and is typed as pg's.
 function preparingQuery(this: Client, ...args: unknown[]): unknown {
   const debt = owedBy(this);
   if (debt) return queryPaying(this, debt, args);
-  if (isBare('START TRANSACTION', args)) {
+  if (bareText(args) === 'START TRANSACTION') {
     owed.set(this, { release: releaseOf(this), begin: true, writes: [] });
     return Promise.resolve(answered('BEGIN'));
   }
