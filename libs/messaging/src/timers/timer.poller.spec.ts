@@ -364,10 +364,11 @@ describe('durable timers', () => {
     expect(await effects()).toEqual([]);
   });
 
-  it('moves the deadline when a timer is scheduled again, and cancels an unfired timer', async () => {
+  it('moves the deadline when a timer is scheduled again, and cancels or discards an unfired timer', async () => {
     const replica = await startReplica();
     await schedule(replica, 'order-moved', new Date(Date.now() + 3_600_000));
     await schedule(replica, 'order-cancelled', new Date(Date.now() + 3_600_000));
+    await schedule(replica, 'order-discarded', new Date(Date.now() + 3_600_000));
     await schedule(replica, 'order-moved', new Date(Date.now() + 100));
 
     const timers = replica.app.get(TimerService);
@@ -376,6 +377,13 @@ describe('durable timers', () => {
     );
     expect(cancelled).toMatchObject({ fireAt: expect.any(Date), nextAttemptAt: expect.any(Date) });
     expect(await timerRow('order-cancelled')).toBeUndefined();
+    // Discarded: the transaction's next statement already finds it gone.
+    const seen = await replica.dataSource.transaction(async (manager) => {
+      await timers.discard(manager, 'placement-timeout', 'order-discarded');
+      return timers.pending(manager, 'placement-timeout', 'order-discarded');
+    });
+    expect(seen).toBeUndefined();
+    expect(await timerRow('order-discarded')).toBeUndefined();
 
     await waitFor('the moved timer to fire', async () => (await effects()).length > 0);
     expect(await effects()).toEqual([{ key: 'order-moved', attempt: 1 }]);
@@ -511,7 +519,7 @@ describe('durable timers', () => {
     );
   });
 
-  it('refuses to schedule or cancel outside a transaction', async () => {
+  it('refuses to schedule, cancel or discard outside a transaction', async () => {
     const replica = await startReplica();
     const timers = replica.app.get(TimerService);
     const timer = { name: 'placement-timeout', key: 'order-x', fireAt: new Date(), payload: {} };
@@ -520,6 +528,9 @@ describe('durable timers', () => {
     );
     await expect(
       timers.cancel(replica.dataSource.manager, 'placement-timeout', 'order-x'),
+    ).rejects.toThrow(TimerOutsideTransactionError);
+    await expect(
+      timers.discard(replica.dataSource.manager, 'placement-timeout', 'order-x'),
     ).rejects.toThrow(TimerOutsideTransactionError);
   });
 });

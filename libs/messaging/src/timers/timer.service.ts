@@ -47,6 +47,21 @@ export class TimerService {
     );
   }
 
+  /**
+   * Cancels the timer if it has not fired yet, without answering what it cancelled: sent with
+   * the transaction's next statement or its COMMIT (ADR 0067), where it still comes first, so
+   * that statement runs after a handler firing the timer right now has finished (cancel waits
+   * on its row lock).
+   */
+  async discard(manager: EntityManager, name: string, key: string): Promise<void> {
+    if (!manager.queryRunner?.isTransactionActive) throw new TimerOutsideTransactionError(name);
+    await deferWrite(
+      manager,
+      `DELETE FROM ${this.table} WHERE name = $1 AND key = $2 AND fired_at IS NULL AND dead_at IS NULL`,
+      [name, key],
+    );
+  }
+
   /** Cancels the timer if it has not fired yet; answers the timer cancelled, if there was one. */
   async cancel(
     manager: EntityManager,

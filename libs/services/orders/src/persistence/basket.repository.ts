@@ -51,12 +51,17 @@ export class BasketRepository {
     const c = entityColumns(tx, OrderChargesEntity, 'c');
     let statements = this.inContext.get(tx.connection);
     if (!statements) {
-      const read = `SELECT ${b.select}, ${s.select}, ${c.select}, clock_timestamp() AS now
-       FROM ${b.table} b
-       LEFT JOIN ${s.table} s ON s.tenant_id = b.tenant_id AND s.store_id = b.store_id
-       LEFT JOIN ${c.table} c ON c.tenant_id = b.tenant_id
-       WHERE b.tenant_id = $1 AND b.id = $2`;
-      statements = [read, `${read} FOR UPDATE OF b`];
+      const read = (basket: string) =>
+        `SELECT ${b.select}, ${s.select}, ${c.select}, clock_timestamp() AS now
+         FROM ${basket} b
+         LEFT JOIN ${s.table} s ON s.tenant_id = b.tenant_id AND s.store_id = b.store_id
+         LEFT JOIN ${c.table} c ON c.tenant_id = b.tenant_id`;
+      // Locked in a subquery, which PostgreSQL does not flatten: the clock is then read once
+      // the lock is held, not before a wait for it (see OrderRepository.getLocked).
+      statements = [
+        `${read(b.table)} WHERE b.tenant_id = $1 AND b.id = $2`,
+        read(`(SELECT * FROM ${b.table} WHERE tenant_id = $1 AND id = $2 FOR UPDATE)`),
+      ];
       this.inContext.set(tx.connection, statements);
     }
     const [row] = await sqlRows<Record<string, unknown> & { now: Date }>(

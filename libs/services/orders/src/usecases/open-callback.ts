@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PendingTimer } from '@comanda/messaging';
-import { databaseNow, type Tx } from '@comanda/persistence';
+import type { Tx } from '@comanda/persistence';
 import { isFinalized, recordRepeated } from '../domain/order';
 import { OrderAlreadyFinalizedError } from '../domain/order.errors';
 import type { OrderEntity } from '../persistence/order.entity';
@@ -58,8 +58,7 @@ export class OpenCallback {
     /** The placement deadline's timer as `PlacementTimers.disarm` found it. */
     placementTimer: PendingTimer | undefined,
   ): Promise<OpenedCallback> {
-    const order = await this.orders.get(tx, call.tenantId, call.orderId, true);
-    const now = await databaseNow(tx);
+    const { order, now } = await this.orders.getLocked(tx, call.tenantId, call.orderId);
     if (placementDeadlinePassed(order, arrival(call.receivedAt, now), placementTimer)) {
       await this.expirePlacement.expire(tx, order, 'placement_timeout', now);
     }

@@ -48,7 +48,7 @@ export class PlacementTimers {
 
   /** A session is starting: the pickup deadline is over (call before locking the order). */
   async releasePickup(tx: Tx, orderId: string): Promise<void> {
-    await this.timers.cancel(tx, PICKUP_TIMEOUT_TIMER, orderId);
+    await this.timers.discard(tx, PICKUP_TIMEOUT_TIMER, orderId);
   }
 
   /**
@@ -58,7 +58,7 @@ export class PlacementTimers {
    * an outage, docs/adr/0060, decides whether the deadline has passed).
    */
   async disarm(tx: Tx, orderId: string): Promise<PendingTimer | undefined> {
-    await this.timers.cancel(tx, PICKUP_TIMEOUT_TIMER, orderId);
+    await this.timers.discard(tx, PICKUP_TIMEOUT_TIMER, orderId);
     return this.timers.cancel(tx, PLACEMENT_TIMEOUT_TIMER, orderId);
   }
 

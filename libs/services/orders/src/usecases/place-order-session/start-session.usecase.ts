@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { databaseNow, type Tx } from '@comanda/persistence';
+import type { Tx } from '@comanda/persistence';
 import { move, recordRepeated, transition } from '../../domain/order';
 import { OrderNotReadyError } from '../../domain/order.errors';
 import type { OrderEntity } from '../../persistence/order.entity';
@@ -42,8 +42,7 @@ export class StartSession {
 
   async execute(tx: Tx, command: StartSessionCommand): Promise<StartOutcome> {
     await this.timers.releasePickup(tx, command.orderId);
-    const order = await this.orders.get(tx, command.tenantId, command.orderId, true);
-    const now = await databaseNow(tx);
+    const { order, now } = await this.orders.getLocked(tx, command.tenantId, command.orderId);
     const at = arrival(command.receivedAt, now);
     // The timer is read only when the order's own deadline has passed (a held one may not have).
     if (
