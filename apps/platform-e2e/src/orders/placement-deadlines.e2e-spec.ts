@@ -205,7 +205,8 @@ describe('placement deadlines across a restart', () => {
       await waitFor('the database to answer again', async () => (await read(silent.orderId)).id);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect((await read(reported.orderId)).status).toBe('placing');
-      const retried = await report(reported.orderId);
+      // Its id spelled in upper case: the same order, whose deadline must be found as well.
+      const retried = await report(reported.orderId.toUpperCase());
       expect(retried.status).toBe(200);
       expect((await read(reported.orderId)).status).toBe('placed');
 

@@ -13,6 +13,15 @@ export interface PlacementTimerPayload extends Record<string, unknown> {
 }
 
 /**
+ * The timers' key for an order: its id as orders' ids are stored, in lower case. A caller may
+ * spell the id of its path in upper case (UUIDs compare without regard to case, RFC 9562, and
+ * the order is found either way); its callback must still find the order's timers.
+ */
+function keyOf(orderId: string): string {
+  return orderId.toLowerCase();
+}
+
+/**
  * Arms the two placement deadlines in Postgres, in the caller's transaction. Lock order: a
  * firing timer holds its timer row and then takes the order row, so a use case that touches
  * timers does so before it locks the order (else the two would deadlock).
@@ -28,7 +37,7 @@ export class PlacementTimers {
   async armPickup(tx: Tx, tenantId: string, orderId: string, now: Date): Promise<void> {
     await this.timers.schedule<PlacementTimerPayload>(tx, {
       name: PICKUP_TIMEOUT_TIMER,
-      key: orderId,
+      key: keyOf(orderId),
       fireAt: new Date(now.getTime() + this.config.PLACEMENT_PICKUP_TIMEOUT_MS),
       payload: { tenantId, orderId },
     });
@@ -39,7 +48,7 @@ export class PlacementTimers {
     const fireAt = new Date(now.getTime() + this.config.PLACEMENT_TIMEOUT_MS);
     await this.timers.schedule<PlacementTimerPayload>(tx, {
       name: PLACEMENT_TIMEOUT_TIMER,
-      key: orderId,
+      key: keyOf(orderId),
       fireAt,
       payload: { tenantId, orderId },
     });
@@ -48,7 +57,7 @@ export class PlacementTimers {
 
   /** A session is starting: the pickup deadline is over (call before locking the order). */
   async releasePickup(tx: Tx, orderId: string): Promise<void> {
-    await this.timers.discard(tx, PICKUP_TIMEOUT_TIMER, orderId);
+    await this.timers.discard(tx, PICKUP_TIMEOUT_TIMER, keyOf(orderId));
   }
 
   /**
@@ -58,12 +67,12 @@ export class PlacementTimers {
    * an outage, docs/adr/0060, decides whether the deadline has passed).
    */
   async disarm(tx: Tx, orderId: string): Promise<PendingTimer | undefined> {
-    await this.timers.discard(tx, PICKUP_TIMEOUT_TIMER, orderId);
-    return this.timers.cancel(tx, PLACEMENT_TIMEOUT_TIMER, orderId);
+    await this.timers.discard(tx, PICKUP_TIMEOUT_TIMER, keyOf(orderId));
+    return this.timers.cancel(tx, PLACEMENT_TIMEOUT_TIMER, keyOf(orderId));
   }
 
   /** The placement deadline's timer, if it has not fired: a plain read, no lock taken. */
   pendingPlacement(tx: Tx, orderId: string): Promise<PendingTimer | undefined> {
-    return this.timers.pending(tx, PLACEMENT_TIMEOUT_TIMER, orderId);
+    return this.timers.pending(tx, PLACEMENT_TIMEOUT_TIMER, keyOf(orderId));
   }
 }
