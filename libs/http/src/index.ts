@@ -29,6 +29,7 @@ export { flattenValidationErrors } from './validation/validation-errors';
 export { createValidationPipe } from './validation/create-validation-pipe';
 export { IsOmittable } from './validation/is-omittable';
 export { utf8Body } from './fastify/utf8-body';
+export { contentCodingRefusal } from './fastify/content-coding';
 export { API_VERSION_HEADER, ApiVersion, SUPPORTED_API_VERSION } from './api-version/api-version';
 export {
   ApiVersionMissingError,

@@ -112,8 +112,36 @@ describe('partner events through the gateway', () => {
       expect(response.status).toBe(415);
       expect(await response.json()).toMatchObject({ code: 'request.unsupported_media_type' });
     }
+    // Nor labelled with a content coding, which nothing decodes (the body here is plain).
+    const coded = await fetch(eventsUrl(), {
+      method: 'POST',
+      headers: {
+        'comanda-signature': signature,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body,
+    });
+    expect(coded.status).toBe(415);
+    expect(coded.headers.get('accept-encoding')).toBe('identity');
     // The same event with its media type is new: the refused ones left nothing behind.
     const accepted = await post(body, signature);
     expect(await accepted.json()).toEqual({ eventId: event.eventId, status: 'stored' });
+  });
+
+  it('stores a signed event whose partner client also sends Basic credentials: the signature authenticates it', async () => {
+    const event = anEvent();
+    const body = JSON.stringify(event);
+    const response = await fetch(eventsUrl(), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'comanda-signature': signBody(SECRET, body),
+        authorization: `Basic ${Buffer.from('partner:secret').toString('base64')}`,
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ eventId: event.eventId, status: 'stored' });
   });
 });

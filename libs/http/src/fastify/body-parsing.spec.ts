@@ -83,6 +83,36 @@ describe('request bodies', () => {
     ]);
   });
 
+  it('refuses a body sent with a content coding with 415 and Accept-Encoding, before any route judges it', async () => {
+    const coded = async (path: string, contentType: string, contentEncoding: string) => {
+      const response = await call(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, 'content-encoding': contentEncoding },
+        body: '{"name":"x"}',
+      });
+      return [response.status, response.headers.get('accept-encoding'), response.json()];
+    };
+    const refused = [
+      415,
+      'identity',
+      expect.objectContaining({
+        code: 'request.unsupported_media_type',
+        detail: expect.stringContaining('without Content-Encoding'),
+      }),
+    ];
+    // A plain body labelled compressed is refused too: its label is not what it is.
+    expect(await coded('/text', 'application/json', 'gzip')).toEqual(refused);
+    expect(await coded('/text', 'application/json', 'identity, br')).toEqual(refused);
+    expect(await coded('/judged', 'application/json', 'gzip')).toEqual(refused);
+    expect(await coded('/text', 'application/javascript', 'deflate')).toEqual(refused);
+    // No coding at all is what every body is taken with.
+    expect(await coded('/judged', 'application/json', 'identity')).toEqual([
+      201,
+      null,
+      { refused: false, body: { name: 'x' } },
+    ]);
+  });
+
   it('hands a text/plain body to the handler as a string where the service takes it', async () => {
     const plain = await startKitTestApp({ rawContentTypes: ['text/plain'] });
     try {

@@ -14,6 +14,7 @@ import {
 } from './connection-limits';
 import { ProblemFastifyAdapter } from './problem-fastify.adapter';
 import { installLeanAsyncResourceBind } from './lean-async-resource-bind';
+import { contentCodingRefusal } from './content-coding';
 import { utf8Body } from './utf8-body';
 
 export interface FastifyAdapterOptions {
@@ -75,7 +76,9 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
     fastify.addContentTypeParser(
       type,
       { parseAs: 'buffer', bodyLimit },
-      (_request, body: Buffer, done) => {
+      (request, body: Buffer, done) => {
+        const coded = contentCodingRefusal(request.headers['content-encoding']);
+        if (coded) return done(coded, undefined);
         try {
           done(null, utf8Body(body, 'text'));
         } catch (error) {

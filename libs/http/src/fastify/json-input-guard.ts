@@ -6,6 +6,7 @@ import { RequestValidationError } from '../validation/request-validation.error';
 import { MAX_JSON_DEPTH } from '../storable/storable-text';
 import { problemFromFastifyError } from './fastify-errors';
 import { RefusedBody, takesRefusedBody } from './refused-body';
+import { contentCodingRefusal } from './content-coding';
 import { utf8Body } from './utf8-body';
 
 /** What any one JSON body may hold, whatever route it is for. */
@@ -169,6 +170,9 @@ export function installJsonInputGuard(
         done(null, undefined);
         return;
       }
+      // Refused as a wrong Content-Type is, before any route judges the body (ADR 0065).
+      const coded = contentCodingRefusal(request.headers['content-encoding']);
+      if (coded) return done(coded, undefined);
       try {
         done(null, parseGuardedJson(utf8Body(body, 'json'), limits));
       } catch (error) {

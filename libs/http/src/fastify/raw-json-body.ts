@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { urlPath } from '../request/url-path';
 import { parseGuardedJson } from './json-input-guard';
+import { contentCodingRefusal } from './content-coding';
 import { utf8Body } from './utf8-body';
 
 /**
@@ -23,6 +24,8 @@ export function keepRawJsonBody(
     'application/json',
     { parseAs: 'buffer', bodyLimit },
     (request, body: Buffer, done) => {
+      const coded = contentCodingRefusal(request.headers['content-encoding']);
+      if (coded) return done(coded, undefined);
       if (keepsRaw(urlPath(request.url))) {
         done(null, body);
         return;

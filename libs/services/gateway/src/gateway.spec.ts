@@ -183,6 +183,23 @@ describe.each([
       expect(response.json()).toMatchObject({ status: 401, code: 'auth.invalid_scheme' });
     });
 
+    it('forwards partner events with whatever Authorization their client sends: their signature authenticates them', async () => {
+      for (const authorization of [
+        `Basic ${Buffer.from('partner:pw').toString('base64')}`,
+        'Digest x',
+      ]) {
+        const response = await send(gateway.url, '/notifications/merchants/m1/events', {
+          method: 'POST',
+          headers: { ...JSON_TYPE, authorization },
+          body: '{}',
+        });
+        expect(response.status).toBe(200);
+        expect(response.json<{ headers: Record<string, string> }>().headers.authorization).toBe(
+          authorization,
+        );
+      }
+    });
+
     it('refuses an Authorization or Content-Type header sent twice, naming it, without forwarding', async () => {
       const forwardedBefore = upstreams.config.seen.length + upstreams.orders.seen.length;
       const twice = await send(gateway.url, '/entities/menu/configs', {
@@ -245,6 +262,33 @@ describe.each([
       });
       expect(config.status).toBe(400);
       expect(config.json()).toMatchObject({ status: 400, code: 'request.unsupported_media_type' });
+    });
+
+    it('answers 415 with Accept-Encoding for a body sent with a content coding, 400 in the configuration group, without forwarding', async () => {
+      const forwardedBefore = upstreams.config.seen.length + upstreams.orders.seen.length;
+      const store = await send(gateway.url, '/stores/s1', {
+        method: 'PUT',
+        headers: { ...V0, ...JSON_TYPE, 'content-encoding': 'gzip' },
+        body: '{}',
+      });
+      expect(store.status).toBe(415);
+      expect(store.headers['accept-encoding']).toBe('identity');
+      expect(store.json()).toMatchObject({ status: 415, code: 'request.unsupported_media_type' });
+      const config = await send(gateway.url, '/entities/menu/configs', {
+        method: 'POST',
+        headers: { ...V0, ...JSON_TYPE, 'content-encoding': 'br' },
+        body: '{}',
+      });
+      expect(config.status).toBe(400);
+      expect(config.json()).toMatchObject({ status: 400, code: 'request.unsupported_media_type' });
+      expect(upstreams.config.seen.length + upstreams.orders.seen.length).toBe(forwardedBefore);
+      // `identity` is no coding: taken.
+      const plain = await send(gateway.url, '/stores/s1', {
+        method: 'PUT',
+        headers: { ...V0, ...JSON_TYPE, 'content-encoding': 'identity' },
+        body: '{}',
+      });
+      expect(plain.status).toBe(200);
     });
 
     it('answers a Content-Type header that is no media type as a problem, 400 in the configuration group', async () => {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   allowedMethods,
   API_VERSION_HEADER,
+  contentCodingRefusal,
   MethodNotAllowedError,
   ApiVersionMissingError,
   ApiVersionUnsupportedError,
@@ -24,7 +25,6 @@ import { GatewayRateLimiter } from '../rate-limit/gateway-rate-limiter';
 import { rateLimitKey } from '../rate-limit/rate-limit-key';
 import {
   acceptedMediaType,
-  allowsBasicAuth,
   bodyLimitFor,
   type BodyLimits,
   hasDotSegment,
@@ -154,11 +154,14 @@ export class RequestGate {
     if (!isVersionExempt(path)) checkApiVersion(request.headers[API_VERSION_HEADER]);
     checkSingletonHeaders(request.raw.rawHeaders);
 
+    // Only where a bearer token is what authenticates: elsewhere the header says nothing to
+    // us (a partner's client may send Basic credentials from its notifications URL; its
+    // signature is what counts), and the token endpoint takes Basic client authentication.
     const authorization = request.headers.authorization;
     if (
       authorization !== undefined &&
-      !/^Bearer(?:\s|$)/i.test(authorization) &&
-      !allowsBasicAuth(path)
+      requiresBearer(path) &&
+      !/^Bearer(?:\s|$)/i.test(authorization)
     ) {
       throw new InvalidAuthorizationSchemeError();
     }
@@ -178,6 +181,8 @@ export class RequestGate {
       const accepted = acceptedMediaType(method, path);
       const received = mediaTypeOf(request.headers['content-type']);
       if (received !== accepted) throw new UnsupportedMediaTypeError(received, accepted);
+      const coded = contentCodingRefusal(request.headers['content-encoding']);
+      if (coded) throw coded;
       const declared = Number(request.headers['content-length']);
       if (Number.isFinite(declared) && declared > bodyLimitBytes)
         throw new BodyTooLargeError(bodyLimitBytes);

@@ -1,6 +1,5 @@
 import {
   acceptedMediaType,
-  allowsBasicAuth,
   bodyLimitFor,
   hasDotSegment,
   isVersionExempt,
@@ -30,13 +29,6 @@ describe('request policy', () => {
     '/docsx',
     '/entities/x/configs',
   ])('requires X-Api-Version on %s', (path) => expect(isVersionExempt(path)).toBe(false));
-
-  it('allows Basic client authentication on the token endpoints only', () => {
-    expect(allowsBasicAuth('/auth/acme/connect/token')).toBe(true);
-    expect(allowsBasicAuth('/connect/token')).toBe(true);
-    expect(allowsBasicAuth('/admin/clients')).toBe(false);
-    expect(allowsBasicAuth('/auth/acme/.well-known/jwks.json')).toBe(false);
-  });
 
   it('names the one media type each endpoint takes', () => {
     expect(acceptedMediaType('POST', '/auth/acme/connect/token')).toBe(

@@ -40,11 +40,6 @@ export function requiresBearer(path: string): boolean {
   return path !== '/' && !isVersionExempt(path);
 }
 
-/** Whether the `Authorization` header may use another scheme than Bearer (Basic client auth). */
-export function allowsBasicAuth(path: string): boolean {
-  return TOKEN_ENDPOINT.test(path);
-}
-
 /** The one media type a request body may have on this route. */
 export function acceptedMediaType(method: string, path: string): string {
   if (TOKEN_ENDPOINT.test(path)) return FORM_MEDIA_TYPE;

@@ -11,7 +11,11 @@ export class StartSessionDto {
 }
 
 export class PlacedReportDto {
-  @ApiProperty({ maxLength: LIMITS.orderNameLength, description: 'Guest-facing display name' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: LIMITS.orderNameLength,
+    description: 'Guest-facing display name',
+  })
   @IsString()
   @Length(1, LIMITS.orderNameLength)
   @IsDisplayName()
@@ -32,8 +36,9 @@ export class PlacedReportDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'string' },
-    description: 'Each value unique across all orders of the tenant',
+    maxProperties: LIMITS.orderRefs,
+    additionalProperties: { type: 'string', minLength: 1, maxLength: LIMITS.orderRefLength },
+    description: `Each value unique across all orders of the tenant; keys of 1 to ${LIMITS.orderRefLength} characters`,
   })
   @IsOmittable()
   @IsStringMap(LIMITS.orderRefs, LIMITS.orderRefLength)
@@ -52,12 +57,16 @@ export class PlacedReportDto {
 }
 
 export class FailedReportDto {
-  @ApiProperty({ maxLength: LIMITS.failureCodeLength, example: 'pos.menu.item_unavailable' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: LIMITS.failureCodeLength,
+    example: 'pos.menu.item_unavailable',
+  })
   @IsString()
   @Length(1, LIMITS.failureCodeLength)
   code!: string;
 
-  @ApiProperty({ maxLength: LIMITS.failureMessageLength })
+  @ApiProperty({ minLength: 1, maxLength: LIMITS.failureMessageLength })
   @IsString()
   @Length(1, LIMITS.failureMessageLength)
   message!: string;
