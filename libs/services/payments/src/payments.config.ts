@@ -1,6 +1,6 @@
 // Decorator metadata drives the conversion of environment strings: load the polyfill first.
 import 'reflect-metadata';
-import { IsInt, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
 /** Settings of the payments service, read once at boot from the runtime's environment snapshot. */
 export class PaymentsConfig {
@@ -48,6 +48,17 @@ export class PaymentsConfig {
   @Min(1)
   @Max(1_000)
   PAYMENT_SEND_CONCURRENCY: number = 64;
+
+  /**
+   * Of those, the most one partner address may hold: a partner that hangs, or answers slowly,
+   * leaves the other slots to the other partners. Unset: a quarter of
+   * PAYMENT_SEND_CONCURRENCY (16 of 64); never more than PAYMENT_SEND_CONCURRENCY.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  PAYMENT_SEND_CONCURRENCY_PER_PARTNER?: number;
 
   /** One request to a partner, connect to last byte. */
   @IsInt()

@@ -345,15 +345,12 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
     try {
       hanging.script('hang', () => ({ status: 202, hang: true }));
       await harness.configureMerchant('merchant-hanging', hangingUrl);
-      // More than one look claims: every one of them holds a request open for 10 s.
-      const stuck = await Promise.all(
+      // More than one look claims, and more than its share of the 64 slots (16): every one
+      // posted holds a request open for 10 s.
+      await Promise.all(
         Array.from({ length: 20 }, () => harness.checkout('merchant-hanging', 'hang')),
       );
-      await waitFor('the hanging partner holds every registration', () =>
-        stuck.every((orderId) =>
-          hanging.received.some((operation) => operation.body.orderId === orderId),
-        ),
-      );
+      await waitFor('the hanging partner holds its share', () => hanging.received.length >= 16);
       const orderId = await harness.checkout(MERCHANT, 'healthy');
       await waitFor(
         'payment.authorized beside the hanging partner',
@@ -361,6 +358,7 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
         // Far below PAYMENT_SEND_REQUEST_TIMEOUT_MS (10 s), which a hanging post takes.
         { timeoutMs: 4_000 },
       );
+      expect(hanging.received).toHaveLength(16);
     } finally {
       await hanging.stop();
     }
@@ -559,6 +557,45 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
       harness.eventsOf(orderId).find((event) => event.type === EventTypes.PaymentFailed),
     );
     expect((failed.data as { reason: string }).reason).toMatch(/^merchant_unknown/);
+  });
+});
+
+describe('a partner that hangs, with few send slots', () => {
+  let harness: PaymentsHarness;
+
+  beforeAll(async () => {
+    // 8 slots: a quarter, 2, for each partner address.
+    harness = await PaymentsHarness.start('payments_partner_share', {
+      PAYMENT_OPERATION_TIMEOUT_MS: '30000',
+      PAYMENT_SEND_CONCURRENCY: '8',
+    });
+    await harness.configureMerchant(MERCHANT);
+  });
+  afterAll(() => harness?.close());
+
+  it("holds at most its share of the slots, and another partner's payments go through", async () => {
+    const hanging = new FakePartner(SECRET, async () => undefined);
+    const hangingUrl = await hanging.start();
+    try {
+      hanging.script('hang', () => ({ status: 202, hang: true }));
+      await harness.configureMerchant('merchant-hanging-share', hangingUrl);
+      // More registrations than there are slots, every one held open for 10 s when posted.
+      await Promise.all(
+        Array.from({ length: 12 }, () => harness.checkout('merchant-hanging-share', 'hang')),
+      );
+      await waitFor('the hanging partner to hold its share', () => hanging.received.length >= 2);
+      const orderId = await harness.checkout(MERCHANT, 'healthy');
+      await waitFor(
+        'payment.authorized beside the hanging partner',
+        () => harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+        // Far below PAYMENT_SEND_REQUEST_TIMEOUT_MS (10 s), which a hanging post takes.
+        { timeoutMs: 4_000 },
+      );
+      // Its posts still hang: it never had more than its two at once.
+      expect(hanging.received).toHaveLength(2);
+    } finally {
+      await hanging.stop();
+    }
   });
 });
 

@@ -46,13 +46,17 @@ type SendResult =
  * deduplicates: an operation is never lost and never decided twice. Network errors and 5xx
  * are retried with back-off until the operation's deadline; the timeout timer decides then.
  * Sends run side by side, up to `PAYMENT_SEND_CONCURRENCY`, and each holds one slot while its
- * partner answers: a partner that hangs delays its own operations, never another merchant's.
+ * partner answers. One partner address holds at most `PAYMENT_SEND_CONCURRENCY_PER_PARTNER` of
+ * them: a partner that hangs delays its own operations, never another partner's.
  */
 @Injectable()
 export class OperationSender implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OperationSender.name);
   private readonly leaseMs: number;
   private readonly work: ConcurrentWork<ClaimedOperation>;
+  /** Sends under way per partner address (a merchant's `partner_url`), and the most allowed. */
+  private readonly inFlight = new Map<string, number>();
+  private readonly perPartner: number;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -64,12 +68,17 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     @Optional() private readonly messaging?: MessagingLifecycle,
   ) {
     this.leaseMs = config.PAYMENT_SEND_REQUEST_TIMEOUT_MS + 5_000;
+    this.perPartner = Math.min(
+      config.PAYMENT_SEND_CONCURRENCY,
+      config.PAYMENT_SEND_CONCURRENCY_PER_PARTNER ?? Math.ceil(config.PAYMENT_SEND_CONCURRENCY / 4),
+    );
     this.work = new ConcurrentWork({
       concurrency: config.PAYMENT_SEND_CONCURRENCY,
       claimBatch: CLAIM_BATCH,
       pollMs: config.PAYMENT_SEND_POLL_MS,
       claim: (limit) => this.claim(limit),
-      run: (operation, stopping) => this.sendOne(operation, stopping),
+      run: (operation, stopping) =>
+        this.sendOne(operation, stopping).finally(() => this.ended(operation)),
       onError: (error, operation, failedLooks = 1) =>
         this.logger[loopFailureLevel(error)](
           operation
@@ -89,25 +98,74 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     await this.outbound.close();
   }
 
+  /**
+   * Claims due operations for up to `limit` free slots, none for a partner address whose
+   * sends already fill its share. The few a look claims beyond a share (a batch of one
+   * partner's) are given back at once, to be claimed when it has room again.
+   */
   private async claim(limit: number): Promise<ClaimedOperation[]> {
     const schema = schemaOf(this.dataSource);
+    const full = [...this.inFlight].filter(([, n]) => n >= this.perPartner).map(([url]) => url);
     const [claimed]: [ClaimedOperation[], number] = await this.dataSource.query(
       `UPDATE "${schema}"."payment_operations" o
        SET locked_until = now() + $1 * interval '1 millisecond', send_attempts = send_attempts + 1
        FROM (
-         SELECT id FROM "${schema}"."payment_operations"
-         WHERE status = 'sending' AND next_send_at <= now() AND deadline_at > now()
-           AND (locked_until IS NULL OR locked_until < now())
-         ORDER BY next_send_at LIMIT $2
-         FOR UPDATE SKIP LOCKED
+         SELECT d.id FROM "${schema}"."payment_operations" d
+         LEFT JOIN "${schema}"."merchants" m ON m.id = d.merchant_id
+         WHERE d.status = 'sending' AND d.next_send_at <= now() AND d.deadline_at > now()
+           AND (d.locked_until IS NULL OR d.locked_until < now())
+           AND (m.partner_url IS NULL OR m.partner_url <> ALL($3::text[]))
+         ORDER BY d.next_send_at LIMIT $2
+         FOR UPDATE OF d SKIP LOCKED
        ) due
        WHERE o.id = due.id
        RETURNING o.id, o.payment_id, o.type, o.merchant_id, o.body, o.send_attempts,
          (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
          (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed`,
-      [this.leaseMs, limit],
+      [this.leaseMs, limit, full],
     );
-    return claimed;
+    const sent: ClaimedOperation[] = [];
+    const over: string[] = [];
+    for (const operation of claimed) {
+      const url = operation.partner_url;
+      // No address: the send ends at once, as a retry, and holds no partner's share.
+      if (url === null) {
+        sent.push(operation);
+        continue;
+      }
+      const under = this.inFlight.get(url) ?? 0;
+      if (under >= this.perPartner) {
+        over.push(operation.id);
+        continue;
+      }
+      this.inFlight.set(url, under + 1);
+      sent.push(operation);
+    }
+    if (over.length > 0) await this.giveBack(schema, over);
+    return sent;
+  }
+
+  /** Operations claimed beyond their partner's share: unclaimed, their attempt not counted. */
+  private async giveBack(schema: string, ids: string[]): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `UPDATE "${schema}"."payment_operations"
+         SET locked_until = NULL, send_attempts = send_attempts - 1
+         WHERE id = ANY($1::uuid[]) AND status = 'sending'`,
+        [ids],
+      );
+    } catch (error) {
+      // Their lease runs out and they are claimed again then: late, not lost.
+      this.logger.warn(`giving back ${ids.length} operation(s) failed: ${describe(error)}`);
+    }
+  }
+
+  private ended(operation: ClaimedOperation): void {
+    const url = operation.partner_url;
+    if (url === null) return;
+    const under = (this.inFlight.get(url) ?? 1) - 1;
+    if (under > 0) this.inFlight.set(url, under);
+    else this.inFlight.delete(url);
   }
 
   private async sendOne(operation: ClaimedOperation, stopping: AbortSignal): Promise<void> {
