@@ -1,6 +1,7 @@
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { EventTypes, type CloudEvent } from '@comanda/contracts';
 import { createTestBroker, type TestBroker, waitFor, TcpProxy } from '@comanda/testing';
+import { lastBrokerTroubleAt } from '../broker-trouble';
 import { describeMessageBusBehaviour, orderPlaced } from '../bus/message-bus.contract';
 import { DEFAULT_RETRY_POLICY, type DeliveredMessage } from '../bus/message-bus';
 import { PublishFailedError } from '../bus/messaging.errors';
@@ -267,6 +268,29 @@ describe('RabbitMqBus', () => {
     });
     expect(drops).toBe(3);
     expect(bus.isReady()).toBe(true);
+  });
+
+  it('tells the process while its broker is away, and when it is back (the deadlines wait for it, ADR 0068)', async () => {
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    proxies.push(proxy);
+    const bus = newBus({ url: proxy.urlFor(broker.url), reconnectDelayMs: 100 });
+    await waitFor('the bus to connect', () => bus.isReady());
+    const before = lastBrokerTroubleAt();
+
+    proxy.goDown();
+    await waitFor('the trouble to be noted', () => lastBrokerTroubleAt() !== before);
+    // Now, for as long as it is away.
+    const during = lastBrokerTroubleAt();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((lastBrokerTroubleAt() ?? 0) - (during ?? 0)).toBeGreaterThanOrEqual(250);
+
+    proxy.comeBack();
+    await waitFor('the bus to connect again', () => bus.isReady());
+    const back = lastBrokerTroubleAt() as number;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Then the moment it came back, which holds still.
+    expect(lastBrokerTroubleAt()).toBe(back);
+    expect(back).toBeGreaterThan(during as number);
   });
 
   it('waits for in-flight handlers when a subscription is cancelled', async () => {

@@ -13,6 +13,7 @@ import {
   type SubscriptionHandle,
 } from '../bus/message-bus';
 import { BrokerRefusedError, BusClosedError, PublishFailedError } from '../bus/messaging.errors';
+import { forgetBroker, noteBrokerDown, noteBrokerUp } from '../broker-trouble';
 import { describeError } from '../bus/retry-schedule';
 import { subscriptionSettings } from '../bus/subscription-settings';
 import { CLOUDEVENTS_CONTENT_TYPE, toAmqpHeaders } from './amqp-headers';
@@ -98,13 +99,15 @@ export class RabbitMqBus implements MessageBus {
       },
     });
     this.connection.on('connect', () => {
+      noteBrokerUp(this);
       this.everConnected = true;
       this.reportedConnectFailure = false;
       this.logger.log(`connected to RabbitMQ at ${where}`);
     });
     this.connection.on('disconnect', ({ err }: { err: Error }) => {
-      if (!this.closed)
-        this.logger.warn(`lost the RabbitMQ connection (${err.message}); reconnecting`);
+      if (this.closed) return;
+      noteBrokerDown(this);
+      this.logger.warn(`lost the RabbitMQ connection (${err.message}); reconnecting`);
     });
     let refuse: (error: BrokerRefusedError) => void = () => undefined;
     this.refused = new Promise<never>((_resolve, reject) => {
@@ -112,6 +115,7 @@ export class RabbitMqBus implements MessageBus {
     });
     this.refused.catch(() => undefined); // only a start waiting for the broker reads it
     this.connection.on('connectFailed', ({ err }: { err: Error }) => {
+      if (!this.closed) noteBrokerDown(this);
       const refusal = refusalReason(err);
       if (refusal) refuse(new BrokerRefusedError(where, refusal));
       // A start waiting for the broker fails with the refusal, which is its one line.
@@ -242,6 +246,8 @@ export class RabbitMqBus implements MessageBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // A bus closed while down leaves no trouble behind it.
+    forgetBroker(this);
     const clean = (async () => {
       await Promise.allSettled([...this.subscriptions].map((consumer) => consumer.cancel()));
       this.subscriptions.clear();

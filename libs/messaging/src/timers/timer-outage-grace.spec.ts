@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { noteRefusedForDatabase } from '@comanda/persistence';
 import { createTestDatabase, TcpProxy, waitFor, type TestDatabase } from '@comanda/testing';
 import { DataSource, type EntityManager } from 'typeorm';
+import { forgetBroker, noteBrokerDown, noteBrokerUp } from '../broker-trouble';
 import { InProcessBus } from '../in-process/in-process-bus';
 import { MessagingModule } from '../messaging.module';
 import {
@@ -234,6 +235,26 @@ describe('deadlines after an outage (docs/adr/0060)', () => {
 
     const deadline = await fired('report-deadline', 'refused');
     expect(deadline.getTime() - refusedAt).toBeGreaterThanOrEqual(GRACE_MS - 300);
+  });
+
+  it('holds a deadline that fell due while the broker was away for the grace after it is back; other timers fire at once (ADR 0068)', async () => {
+    const poller = (await startReplica(db.url)).get(TimerPoller);
+    await waitFor('the poller to poll', () => poller.state() === 'ok');
+    const bus = {};
+    noteBrokerDown(bus);
+    cleanups.push(() => Promise.resolve(forgetBroker(bus)));
+    const due = new Date(Date.now() + 200);
+    await schedule('report-deadline', 'broker-away', due);
+    await schedule('housekeeping', 'broker-away', due);
+    await fired('housekeeping', 'broker-away');
+    // Away for longer than the grace: the deadline still waits.
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS + 500));
+    expect((await timer('report-deadline', 'broker-away')).fired_at).toBeNull();
+
+    const backAt = Date.now();
+    noteBrokerUp(bus, backAt);
+    const deadline = await fired('report-deadline', 'broker-away');
+    expect(deadline.getTime() - backAt).toBeGreaterThanOrEqual(GRACE_MS - 300);
   });
 
   it('fires a deadline due while the service was down at once when the grace is 0', async () => {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { runWithContext } from '@comanda/context';
 import { databaseUnavailable, lastRefusedForDatabaseAt } from '@comanda/persistence';
+import { lastBrokerTroubleAt } from '../broker-trouble';
 import { DataSource, type EntityManager } from 'typeorm';
 import { classifyFailure } from '../bus/failure-kind';
 import { describeError } from '../bus/retry-schedule';
@@ -206,8 +207,9 @@ export class TimerPoller {
   }
 
   /**
-   * Before a claim (docs/adr/0060): after the poller started, and after each time the
-   * database failed (a failed or slow round here, a request of this process refused with 503),
+   * Before a claim (docs/adr/0060): after the poller started, after each time the database
+   * failed (a failed or slow round here, a request of this process refused with 503), and
+   * while and after the process's message broker could not be reached (ADR 0068),
    * the deadlines for reports from outside (`graceAfterOutage`) due before the grace ends are
    * moved to its end, so a POS or partner whose report was refused can send it again first.
    * Every round of an outage's grace does it again (it changes nothing twice): a claim the
@@ -215,10 +217,15 @@ export class TimerPoller {
    */
   private async holdBackDeadlines(): Promise<void> {
     const refused = lastRefusedForDatabaseAt();
+    // The broker away: events stored in time (a partner's, by another service) reach this
+    // process only once it is back (ADR 0068). Now while it is away, so the grace runs on.
+    const broker = lastBrokerTroubleAt();
+    const started = this.startedAt ?? Infinity;
     const trouble = Math.max(
       this.troubleAt ?? 0,
       // A refusal before this poller started belongs to an earlier life of the service.
-      refused !== undefined && refused >= (this.startedAt ?? Infinity) ? refused : 0,
+      refused !== undefined && refused >= started ? refused : 0,
+      broker !== undefined && broker >= started ? broker : 0,
     );
     if (trouble > 0 && trouble !== this.heldFor) {
       this.heldFor = trouble;
