@@ -20,10 +20,13 @@ async function fakeComanda(): Promise<{
   url: string;
   calls: Call[];
   sessionStatus: { value: number };
+  /** Statuses the next reports are answered with, one each, before 204 (with Retry-After: 0). */
+  reportOutage: number[];
   close(): Promise<void>;
 }> {
   const calls: Call[] = [];
   const sessionStatus = { value: 200 };
+  const reportOutage: number[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -68,6 +71,12 @@ async function fakeComanda(): Promise<{
         );
         return;
       }
+      const outage = reportOutage.shift();
+      if (outage !== undefined) {
+        response.writeHead(outage, { 'content-type': 'text/html', 'retry-after': '0' });
+        response.end('<html>unavailable</html>');
+        return;
+      }
       response.writeHead(204).end();
     });
   });
@@ -76,6 +85,7 @@ async function fakeComanda(): Promise<{
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
     sessionStatus,
+    reportOutage,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -122,6 +132,7 @@ describe('reference POS adapter', () => {
     await adapter?.close();
     adapter = undefined;
     comanda.sessionStatus.value = 200;
+    comanda.reportOutage.length = 0;
   });
   afterAll(async () => {
     const connection = await amqp.connect(broker.url);
@@ -251,6 +262,35 @@ describe('reference POS adapter', () => {
     ]);
     expect(
       comanda.calls.filter((call) => call.path === '/orders/order-hook/place-order-session/start'),
+    ).toHaveLength(1);
+  });
+
+  it('sends a report again while Comanda answers 503 or 502, once the POS has the order', async () => {
+    comanda.reportOutage.push(503, 502, 503);
+    adapter = await startAdapter(
+      config({ WEBHOOK_SECRET: 'whsec_test', WEBHOOK_PORT: '0', WEBHOOK_HOST: '127.0.0.1' }),
+      quiet,
+    );
+    const body = JSON.stringify(readyEvent('order-outage'));
+    const answer = await fetch(`http://127.0.0.1:${adapter.webhookPort}/comanda/events`, {
+      method: 'POST',
+      headers: { 'comanda-signature': signBody('whsec_test', body) },
+      body,
+    });
+    expect(answer.status).toBe(202);
+
+    await waitFor('the report to go through', () => reportsFor('order-outage').length === 4);
+    expect(reportsFor('order-outage').map((call) => call.path)).toEqual(
+      Array(4).fill('/orders/order-outage/pos/placed'),
+    );
+    // The same report each time, and one session: the POS got the order once.
+    expect(new Set(reportsFor('order-outage').map((call) => JSON.stringify(call.body))).size).toBe(
+      1,
+    );
+    expect(
+      comanda.calls.filter(
+        (call) => call.path === '/orders/order-outage/place-order-session/start',
+      ),
     ).toHaveLength(1);
   });
 

@@ -40,6 +40,8 @@ export class ComandaApiError extends Error {
     readonly status: number,
     readonly problem: { code?: string; detail?: string } | undefined,
     what: string,
+    /** The answer's `Retry-After` in ms, when it had one in seconds. */
+    readonly retryAfterMs?: number,
   ) {
     super(
       `${what} answered ${status}${problem?.code ? ` ${problem.code}` : ''}: ${problem?.detail ?? ''}`,
@@ -53,7 +55,15 @@ export interface ClientSettings {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
+  /** How long a call met by an outage is sent again (default 150 s). */
+  retryForMs?: number;
 }
+
+/** Answers that mean "not now": Comanda or its gateway cannot serve the call yet. */
+const UNAVAILABLE = new Set([502, 503, 504]);
+/** Between two tries when Comanda names no `Retry-After`, and the longest wait it may name. */
+const DEFAULT_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 10_000;
 
 export class ComandaClient {
   private token?: { value: string; renewAt: number };
@@ -74,7 +84,34 @@ export class ComandaClient {
     await this.post(`/orders/${encodeURIComponent(orderId)}/pos/failed`, report);
   }
 
+  /**
+   * Sends the call, and sends it again while Comanda answers 502, 503 or 504 or cannot be
+   * reached, for up to `retryForMs`: the order may already be cooking, and an outage of
+   * Comanda's must not lose its report (docs/pos-integration.md). Every call is safe to send
+   * again: a session start with the same id resumes the session, and a report that did go
+   * through before the answer was lost is answered 405.
+   */
   private async post(path: string, body: unknown): Promise<unknown> {
+    const until = Date.now() + (this.settings.retryForMs ?? 150_000);
+    for (;;) {
+      let waitMs = DEFAULT_RETRY_MS;
+      try {
+        return await this.postOnce(path, body);
+      } catch (error) {
+        const unavailable = error instanceof ComandaApiError && UNAVAILABLE.has(error.status);
+        // fetch fails with a TypeError when the connection cannot be made or breaks.
+        const unreachable = error instanceof TypeError;
+        if (!unavailable && !unreachable) throw error;
+        if (unavailable && error.retryAfterMs !== undefined) {
+          waitMs = Math.min(error.retryAfterMs, MAX_RETRY_MS);
+        }
+        if (Date.now() + waitMs > until) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+
+  private async postOnce(path: string, body: unknown): Promise<unknown> {
     const response = await fetch(`${this.settings.apiUrl}${path}`, {
       method: 'POST',
       headers: {
@@ -86,13 +123,20 @@ export class ComandaClient {
       signal: AbortSignal.timeout(15_000),
     });
     const text = await response.text();
-    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch (error) {
+      // A proxy's error page in front of Comanda is no problem body: the status tells.
+      if (response.ok) throw error;
+    }
     if (!response.ok) {
       if (response.status === 401) this.token = undefined;
       throw new ComandaApiError(
         response.status,
         parsed as ComandaApiError['problem'],
         `POST ${path}`,
+        retryAfterMs(response.headers.get('retry-after')),
       );
     }
     return parsed;
@@ -126,4 +170,8 @@ export class ComandaClient {
     };
     return body.access_token;
   }
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  return header !== null && /^\d+$/.test(header) ? Number(header) * 1_000 : undefined;
 }

@@ -12,6 +12,12 @@ export interface AdapterConfig {
   /** COMANDA_CLIENT_ID / COMANDA_CLIENT_SECRET: an API client with `orders:placement`. */
   clientId: string;
   clientSecret: string;
+  /**
+   * COMANDA_RETRY_FOR_MS (default 150000): how long a call Comanda answers 502, 503 or 504, or
+   * that meets a network error, is sent again (after its `Retry-After`). Within the placement
+   * deadline (3 minutes) and the grace Comanda gives after its own outage.
+   */
+  retryForMs: number;
   /** RabbitMQ delivery, when AMQP_URL is set. */
   rabbitmq?: {
     url: string;
@@ -75,6 +81,7 @@ export function loadConfig(env: Env): AdapterConfig {
     tokenUrl: env.COMANDA_TOKEN_URL ?? `${apiUrl}/auth/${tenantId}/connect/token`,
     clientId,
     clientSecret,
+    retryForMs: integer('COMANDA_RETRY_FOR_MS', 150_000),
     rabbitmq: env.AMQP_URL
       ? {
           url: env.AMQP_URL,
