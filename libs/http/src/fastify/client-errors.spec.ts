@@ -77,6 +77,23 @@ describe('requests Node refuses before any route sees them', () => {
     expectProblem(parse(raw), 400, 'request.bad_request');
   });
 
+  it('answers an Expect other than 100-continue with a 417 problem, then closes', async () => {
+    const raw = await exchange(
+      port,
+      'POST /kitchen HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expectProblem(parse(raw), 417, 'request.expectation_failed');
+  });
+
+  it('answers a CONNECT with a 501 problem, then closes', async () => {
+    const raw = await exchange(
+      port,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
+    expectProblem(parse(raw), 501, 'request.not_implemented');
+    expect(parse(raw).body).toMatchObject({ detail: expect.stringContaining('CONNECT') });
+  });
+
   it('answers an HTTP/1.1 request without Host with a 400 problem, then closes', async () => {
     const raw = await exchange(port, 'GET /kitchen HTTP/1.1\r\nX-Api-Version: 0\r\n\r\n');
     expectProblem(parse(raw), 400, 'request.host_missing');

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../problem/problem-details';
-import type { ProblemError } from '../problem/problem.error';
+import { ProblemError } from '../problem/problem.error';
 import { problemForStatus } from '../problem/status-problems';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 
@@ -32,16 +33,56 @@ export function answerClientError(error: ClientError, socket: Socket): void {
   // Node's own handler reads the same field: the response being written on this socket.
   const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (socket.writable && !answering?.headersSent) {
-    const problem = clientErrorProblem(error);
-    const requestId = randomUUID();
-    const body = JSON.stringify(problemBody(problem, requestId));
-    socket.write(
-      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
-        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    );
+    socket.write(rawProblemAnswer(clientErrorProblem(error)));
   }
   socket.destroy(error);
+}
+
+/** `problem` as a whole HTTP/1.1 answer that closes the connection, for a bare socket. */
+function rawProblemAnswer(problem: ProblemError): string {
+  const requestId = randomUUID();
+  const body = JSON.stringify(problemBody(problem, requestId));
+  return (
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
+    `Connection: close\r\n\r\n${body}`
+  );
+}
+
+const EXPECTATION_FAILED = problemForStatus(
+  417,
+  'This server meets no expectation but 100-continue: send the request without Expect.',
+);
+
+const CONNECT_REFUSED = new ProblemError({
+  status: 501,
+  code: 'request.not_implemented',
+  title: 'Not Implemented',
+  detail: 'CONNECT asks a proxy for a tunnel: this server is none.',
+});
+
+/**
+ * Two requests Node answers itself, outside any route, and not as problems: an `Expect` other
+ * than `100-continue` (a bare 417) and a CONNECT (the connection closed without a word). Both
+ * are answered with a problem here, as every status of 400 and over is, and the connection
+ * closes (the request's body, if any, is not read).
+ */
+export function answerUnservedRequests(server: Server): void {
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const requestId = randomUUID();
+    const body = JSON.stringify(problemBody(EXPECTATION_FAILED, requestId));
+    response.writeHead(417, {
+      'content-type': PROBLEM_CONTENT_TYPE,
+      'content-length': Buffer.byteLength(body),
+      [REQUEST_ID_HEADER]: requestId,
+      connection: 'close',
+    });
+    response.end(body);
+  });
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    socket.end(rawProblemAnswer(CONNECT_REFUSED));
+  });
 }

@@ -2,7 +2,7 @@ import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replyWithProblem } from '../problem/reply-with-problem';
 import { rewriteAbsoluteForm } from './absolute-form';
-import { answerClientError } from './client-errors';
+import { answerClientError, answerUnservedRequests } from './client-errors';
 import { MAX_IDENTIFIER_LENGTH } from '../validation/identifier-length';
 import { installRequestContext } from '../request/request-context.hooks';
 import { requestIdFor } from '../request/request-id';
@@ -63,6 +63,7 @@ export function createFastifyAdapter(options: FastifyAdapterOptions = {}): Fasti
   const fastify = adapter.getInstance();
   // `GET http://host/path` (RFC 9112's absolute form) is routed as `/path`.
   fastify.server.prependListener('request', rewriteAbsoluteForm);
+  answerUnservedRequests(fastify.server);
   if (options.maxConnectionsPerAddress) {
     capConnectionsPerAddress(fastify.server, options.maxConnectionsPerAddress);
   }

@@ -18,6 +18,7 @@ const CODES_BY_STATUS = new Map<number, string>([
   [413, 'request.too_large'],
   [414, 'request.uri_too_long'],
   [415, 'request.unsupported_media_type'],
+  [417, 'request.expectation_failed'],
   [422, 'request.unprocessable'],
   [428, 'request.precondition_required'],
   [429, 'request.rate_limited'],
