@@ -8,7 +8,15 @@ import { Ctx, Payload } from '@nestjs/microservices';
 import { BusContext, InProcessBus, OnEvent, OutboxWriter, RabbitMqBus } from '@comanda/messaging';
 import { schemaOf, UnitOfWork, type Tx } from '@comanda/persistence';
 import { Public } from '@comanda/security';
-import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import {
+  createTestBroker,
+  createTestDatabase,
+  disposeTestBroker,
+  TcpProxy,
+  waitFor,
+  type TestDatabase,
+} from '@comanda/testing';
 import type { RunningService, ServiceDefinition } from './service-definition';
 import { startService } from './start-service';
 
@@ -235,6 +243,70 @@ describe('startService', () => {
     await expect(
       startService(notesService, { port: 0, databaseUrl: database.url, env: {} }),
     ).rejects.toThrow('needs databaseUrl and bus');
+  });
+});
+
+/** A port nothing listens on now (taken from the system, then let go). */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('a service started while its broker cannot be reached', () => {
+  it('answers on its port at once, is ready once the broker is back, and relays what was written meanwhile', async () => {
+    const database = await createTestDatabase('runtime_broker_away');
+    const broker = await createTestBroker('runtime-broker-away');
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    proxy.goDown();
+    const bus = new RabbitMqBus({
+      url: proxy.urlFor(broker.url),
+      exchange: broker.exchange,
+      queuePrefix: broker.queuePrefix,
+      reconnectDelayMs: 100,
+    });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const starting = startService(notesService, {
+      port,
+      databaseUrl: database.url,
+      bus,
+      env: { LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '100', TIMER_POLL_MS: '100' },
+      topology,
+    });
+    let service: RunningService | undefined;
+    try {
+      await waitFor('the port to answer', async () => {
+        const live = await fetch(`${url}/health/live`).catch(() => undefined);
+        return live?.status === 200;
+      });
+      expect((await fetch(`${url}/health/ready`)).status).toBe(503);
+      // The API needs only the database: a change is taken, its event kept in the outbox.
+      const created = await fetch(`${url}/notes`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ id: 'note-while-away' }),
+      });
+      expect(created.status).toBe(201);
+
+      proxy.comeBack();
+      service = await starting;
+      await waitFor('readiness', async () => (await fetch(`${url}/health/ready`)).ok);
+      await waitFor('the consumer to see the note written while the broker was away', async () => {
+        const [row] = await service!.app
+          .get(DataSource)
+          .query(`SELECT seen_count FROM notes.notes WHERE id = 'note-while-away'`);
+        return row?.seen_count === 1;
+      });
+    } finally {
+      await (service ?? (await starting.catch(() => undefined)))?.close();
+      await bus.close();
+      await proxy.stop();
+      await disposeTestBroker(broker, [`${broker.queuePrefix}notes.mark-seen`]);
+      await database.drop();
+    }
   });
 });
 

@@ -156,12 +156,8 @@ async function startInScope(
       // Keeps a failing handler's own error in the retry and dead-letter headers.
       consumers.useGlobalFilters(new BusExceptionFilter());
     }
-    // Topology before traffic: every consumer's queue and bindings exist before this
-    // service's relay publishes its first event, whoever starts first.
-    await options.bus?.declare?.(
-      topology.map((entry) => ({ queue: consumerQueue(entry), eventTypes: entry.eventTypes })),
-    );
-    // Lifecycle hooks (relay, timers, bootstrap data) run before messages or requests arrive.
+    // Lifecycle hooks (timers, bootstrap data) run before messages or requests arrive; the
+    // relay waits for the topology, below.
     await app.init();
     // From here on a statement the database does not answer in time fails (ADR 0057); the
     // migrations and the start-up work above (re-sealing behind another replica's lock) may
@@ -169,11 +165,24 @@ async function startInScope(
     if (dataSource && config.DB_STATEMENT_DEADLINE_MS > 0) {
       watchStatementDeadline(dataSource, config.DB_STATEMENT_DEADLINE_MS);
     }
-    await app.startAllMicroservices();
+    // The API needs only the database: it answers while the broker does not yet (a restart
+    // during a broker outage must not keep the port closed, and an orchestrator's start-up
+    // probe kill the pod). Readiness stays red until the bus is connected.
     await app.listen(options.port, options.host ?? config.HOST);
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     new Logger(definition.name).log(`listening on port ${port}`);
+    // Topology before events: every consumer's queue and bindings exist before this
+    // service's relay publishes its first event, whoever starts first. Meanwhile requests
+    // write their events to the outbox, which the relay publishes once it starts.
+    await options.bus?.declare?.(
+      topology.map((entry) => ({ queue: consumerQueue(entry), eventTypes: entry.eventTypes })),
+    );
+    await app.startAllMicroservices();
+    const startRelay = () => {
+      if (dataSource) runInService(definition.name, () => app.get(MessagingLifecycle).startRelay());
+    };
+    if (!options.deferRelay) startRelay();
     // A caller in this process (the standalone gateway) reaches it without the network.
     const unregisterLocal = registerLocalListener(
       `http://127.0.0.1:${port}`,
@@ -189,10 +198,7 @@ async function startInScope(
       app,
       // In the service's scope: the relay's loop and its log lines are the service's, also
       // when the platform starts every relay at once (standalone).
-      startRelay: () => {
-        if (dataSource)
-          runInService(definition.name, () => app.get(MessagingLifecycle).startRelay());
-      },
+      startRelay,
       drainOutbox: async () => {
         if (dataSource) await app.get(OutboxRelay).drain();
       },
@@ -258,7 +264,9 @@ function rootModule(
         relayPollMs: config.OUTBOX_POLL_MS,
         timerPollMs: config.TIMER_POLL_MS,
         timers: { outageGraceMs: config.TIMER_OUTAGE_GRACE_MS },
-        deferRelayStart: options.deferRelay,
+        // Started by startService once the topology is declared (or by the caller, when it
+        // asked to defer it): the HTTP port opens before the broker answers.
+        deferRelayStart: true,
       }),
     );
   }
