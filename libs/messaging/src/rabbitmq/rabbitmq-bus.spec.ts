@@ -293,6 +293,32 @@ describe('RabbitMqBus', () => {
     expect(back).toBeGreaterThan(during as number);
   });
 
+  it('gives every declared consumer its binding back after the exchange was deleted under it, before publishing again', async () => {
+    const bus = newBus();
+    const first = track('exchange-gone-a');
+    const second = track('exchange-gone-b');
+    await bus.declare([
+      { queue: 'exchange-gone-a', eventTypes: [EventTypes.OrderPlaced] },
+      { queue: 'exchange-gone-b', eventTypes: [EventTypes.OrderPlaced] },
+    ]);
+    // Deleted under the running bus: the queues stay, their bindings go with it.
+    await admin.deleteExchange(broker.exchange);
+
+    const event = orderPlaced();
+    // Published as the outbox relay does: until confirmed. The first try finds the exchange
+    // gone, which closes the channel; the bus reconnects and sets its channel up again.
+    await waitFor('the publish to be confirmed', () =>
+      bus.publish(event).then(
+        () => true,
+        () => false,
+      ),
+    );
+    for (const queue of [first, second]) {
+      const got = await waitFor(`the event in ${queue}`, () => admin.get(queue));
+      expect(got.properties.messageId).toBe(event.id);
+    }
+  });
+
   it('waits for in-flight handlers when a subscription is cancelled', async () => {
     const bus = newBus();
     track('cancel');

@@ -64,6 +64,8 @@ export class RabbitMqBus implements MessageBus {
   private readonly owner: string | undefined;
   /** Event types some declared or subscribed queue takes: published `mandatory`. */
   private readonly routedTypes = new Set<string>();
+  /** Every queue `declare` set up: set up again by the publisher channel on each reconnect. */
+  private readonly topology: QueueDeclaration[] = [];
   /** Message ids the broker returned as unroutable, until their confirm is seen. */
   private readonly returned = new Set<string>();
   private closed = false;
@@ -137,6 +139,12 @@ export class RabbitMqBus implements MessageBus {
           if (typeof id === 'string') this.returned.add(id);
         });
         await channel.assertExchange(this.exchange, 'topic', { durable: true });
+        // Set up again after each reconnect: the topology too, so that an exchange deleted
+        // under the running services (the publish that found it gone closed this channel)
+        // gets every consumer's bindings back before the next publish, not only those of
+        // the services whose own channels failed. Otherwise an event that still reached one
+        // queue would be confirmed while another consumer's copy was lost.
+        for (const declaration of this.topology) await this.declareOn(channel, declaration);
       },
     });
     this.publisher.on('error', (error: Error) =>
@@ -183,15 +191,7 @@ export class RabbitMqBus implements MessageBus {
       confirm: true,
       json: false,
       setup: async (raw: ConfirmChannel) => {
-        for (const declaration of queues) {
-          await declareQueue(
-            raw,
-            this.exchange,
-            `${this.queuePrefix}${declaration.queue}`,
-            declaration.eventTypes,
-            declaration.retry ?? DEFAULT_RETRY_POLICY,
-          );
-        }
+        for (const declaration of queues) await this.declareOn(raw, declaration);
       },
     });
     try {
@@ -200,8 +200,19 @@ export class RabbitMqBus implements MessageBus {
       await channel.close();
     }
     for (const declaration of queues) {
+      this.topology.push(declaration);
       for (const type of declaration.eventTypes) this.routedTypes.add(type);
     }
+  }
+
+  private declareOn(channel: ConfirmChannel, declaration: QueueDeclaration): Promise<void> {
+    return declareQueue(
+      channel,
+      this.exchange,
+      `${this.queuePrefix}${declaration.queue}`,
+      declaration.eventTypes,
+      declaration.retry ?? DEFAULT_RETRY_POLICY,
+    );
   }
 
   async subscribe(subscription: Subscription): Promise<SubscriptionHandle> {

@@ -78,6 +78,16 @@ export class BrokerAdmin {
     }
   }
 
+  /** Deletes an exchange under its users, as an operator (or a definitions sync) might. */
+  async deleteExchange(exchange: string): Promise<void> {
+    const channel = await this.connection.createChannel();
+    try {
+      await channel.deleteExchange(exchange);
+    } finally {
+      await channel.close();
+    }
+  }
+
   async dispose(exchange: string): Promise<void> {
     const channel = await this.connection.createChannel();
     for (const queue of this.queues) await channel.deleteQueue(queue);
