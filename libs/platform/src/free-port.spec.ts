@@ -45,6 +45,14 @@ describe('freePort', () => {
     expect(other).not.toBe(port);
   });
 
+  it('never hands out a port fetch refuses to connect to (10080: a CLI could not reach the platform)', async () => {
+    const freePort = anotherProcess();
+    const draws = drawing(10_080);
+    expect(await freePort()).not.toBe(10_080);
+    // Drawn, and drawn again.
+    expect(draws.mock.calls.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('hands out again a port whose claim is old enough that its process bound it or never will', async () => {
     const port = await anotherProcess()();
     const sixMinutesAgo = new Date(Date.now() - 6 * 60_000);

@@ -16,6 +16,11 @@ import { processAlive } from './process-alive';
 
 const FIRST_FREE_PORT = 10_000;
 const FREE_PORTS = 22_000;
+/**
+ * Ports of that range that fetch refuses to connect to ("bad port", the Fetch standard's
+ * port blocking list): a platform drawn there could not be called by the CLI or a browser.
+ */
+const FETCH_BLOCKED_PORTS = new Set([10080]);
 /** How long a port handed out stays promised: time enough for its process to start and bind. */
 const CLAIM_MS = 5 * 60_000;
 
@@ -44,6 +49,7 @@ export async function freePort(): Promise<number> {
   }
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const port = FIRST_FREE_PORT + Math.floor(Math.random() * FREE_PORTS);
+    if (FETCH_BLOCKED_PORTS.has(port)) continue;
     if ((await canListen(port)) && (!folder || claim(folder, port))) return port;
   }
   throw new Error('no free port found on 127.0.0.1 below 32768');
