@@ -54,8 +54,9 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger(OperationSender.name);
   private readonly leaseMs: number;
   private readonly work: ConcurrentWork<ClaimedOperation>;
-  /** Sends under way per partner address (a merchant's `partner_url`), and the most allowed. */
+  /** Sends under way per partner address (a merchant's `partner_url`). */
   private readonly inFlight = new Map<string, number>();
+  /** The most sends one partner address may have under way. */
   private readonly perPartner: number;
 
   constructor(
