@@ -143,6 +143,21 @@ describe('reference POS adapter', () => {
     await comanda.close();
   });
 
+  /** Starts the adapter with webhook delivery and delivers `orderId`'s event, signed. */
+  async function deliverByWebhook(orderId: string): Promise<number> {
+    adapter = await startAdapter(
+      config({ WEBHOOK_SECRET: 'whsec_test', WEBHOOK_PORT: '0', WEBHOOK_HOST: '127.0.0.1' }),
+      quiet,
+    );
+    const body = JSON.stringify(readyEvent(orderId));
+    const answer = await fetch(`http://127.0.0.1:${adapter.webhookPort}/comanda/events`, {
+      method: 'POST',
+      headers: { 'comanda-signature': signBody('whsec_test', body) },
+      body,
+    });
+    return answer.status;
+  }
+
   it('reads its configuration once and says what is missing', () => {
     expect(() => loadConfig({})).toThrow(/COMANDA_API_URL is required[\s\S]*set AMQP_URL/);
     expect(() =>
@@ -267,17 +282,7 @@ describe('reference POS adapter', () => {
 
   it('sends a report again while Comanda answers 503 or 502, once the POS has the order', async () => {
     comanda.reportOutage.push(503, 502, 503);
-    adapter = await startAdapter(
-      config({ WEBHOOK_SECRET: 'whsec_test', WEBHOOK_PORT: '0', WEBHOOK_HOST: '127.0.0.1' }),
-      quiet,
-    );
-    const body = JSON.stringify(readyEvent('order-outage'));
-    const answer = await fetch(`http://127.0.0.1:${adapter.webhookPort}/comanda/events`, {
-      method: 'POST',
-      headers: { 'comanda-signature': signBody('whsec_test', body) },
-      body,
-    });
-    expect(answer.status).toBe(202);
+    expect(await deliverByWebhook('order-outage')).toBe(202);
 
     await waitFor('the report to go through', () => reportsFor('order-outage').length === 4);
     expect(reportsFor('order-outage').map((call) => call.path)).toEqual(
@@ -296,17 +301,7 @@ describe('reference POS adapter', () => {
 
   it('reports nothing for an order Comanda says is not ready (409)', async () => {
     comanda.sessionStatus.value = 409;
-    adapter = await startAdapter(
-      config({ WEBHOOK_SECRET: 'whsec_test', WEBHOOK_PORT: '0', WEBHOOK_HOST: '127.0.0.1' }),
-      quiet,
-    );
-    const body = JSON.stringify(readyEvent('order-not-ready'));
-    const answer = await fetch(`http://127.0.0.1:${adapter.webhookPort}/comanda/events`, {
-      method: 'POST',
-      headers: { 'comanda-signature': signBody('whsec_test', body) },
-      body,
-    });
-    expect(answer.status).toBe(202);
+    expect(await deliverByWebhook('order-not-ready')).toBe(202);
     await waitFor('the session start', () =>
       comanda.calls.some(
         (call) => call.path === '/orders/order-not-ready/place-order-session/start',

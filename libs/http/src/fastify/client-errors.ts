@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../problem/problem-details';
 import { ProblemError } from '../problem/problem.error';
+import { writeProblem } from '../problem/reply-with-problem';
 import { problemForStatus } from '../problem/status-problems';
 import { REQUEST_ID_HEADER } from '../request/request-id';
 
@@ -71,15 +72,8 @@ const CONNECT_REFUSED = new ProblemError({
  */
 export function answerUnservedRequests(server: Server): void {
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const requestId = randomUUID();
-    const body = JSON.stringify(problemBody(EXPECTATION_FAILED, requestId));
-    response.writeHead(417, {
-      'content-type': PROBLEM_CONTENT_TYPE,
-      'content-length': Buffer.byteLength(body),
-      [REQUEST_ID_HEADER]: requestId,
-      connection: 'close',
-    });
-    response.end(body);
+    response.setHeader('connection', 'close');
+    writeProblem(response, EXPECTATION_FAILED, randomUUID());
   });
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => undefined);

@@ -49,6 +49,40 @@ async function annulledLate(harness: PaymentsHarness, orderId: string, stateBefo
   return payment;
 }
 
+/**
+ * Checks out `checkouts` payments of `merchantId` on a partner that accepts each post and
+ * never answers (every post held open for PAYMENT_SEND_REQUEST_TIMEOUT_MS, 10 s), then one
+ * of MERCHANT's, which must be authorized meanwhile. Answers how many posts the hanging
+ * partner had open once it held `share` of them and the healthy payment went through.
+ */
+async function postsBesideAHangingPartner(
+  harness: PaymentsHarness,
+  merchantId: string,
+  checkouts: number,
+  share: number,
+): Promise<number> {
+  const hanging = new FakePartner(SECRET, async () => undefined);
+  const hangingUrl = await hanging.start();
+  try {
+    hanging.script('hang', () => ({ status: 202, hang: true }));
+    await harness.configureMerchant(merchantId, hangingUrl);
+    await Promise.all(
+      Array.from({ length: checkouts }, () => harness.checkout(merchantId, 'hang')),
+    );
+    await waitFor('the hanging partner to hold its share', () => hanging.received.length >= share);
+    const orderId = await harness.checkout(MERCHANT, 'healthy');
+    await waitFor(
+      'payment.authorized beside the hanging partner',
+      () => harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
+      // Far below the 10 s a hanging post takes.
+      { timeoutMs: 4_000 },
+    );
+    return hanging.received.length;
+  } finally {
+    await hanging.stop();
+  }
+}
+
 describe('payments service with a partner over HTTP (real PostgreSQL and RabbitMQ)', () => {
   let harness: PaymentsHarness;
 
@@ -340,28 +374,8 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
   });
 
   it("sends a merchant's operations while another merchant's partner hangs", async () => {
-    const hanging = new FakePartner(SECRET, async () => undefined);
-    const hangingUrl = await hanging.start();
-    try {
-      hanging.script('hang', () => ({ status: 202, hang: true }));
-      await harness.configureMerchant('merchant-hanging', hangingUrl);
-      // More than one look claims, and more than its share of the 64 slots (16): every one
-      // posted holds a request open for 10 s.
-      await Promise.all(
-        Array.from({ length: 20 }, () => harness.checkout('merchant-hanging', 'hang')),
-      );
-      await waitFor('the hanging partner holds its share', () => hanging.received.length >= 16);
-      const orderId = await harness.checkout(MERCHANT, 'healthy');
-      await waitFor(
-        'payment.authorized beside the hanging partner',
-        () => harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
-        // Far below PAYMENT_SEND_REQUEST_TIMEOUT_MS (10 s), which a hanging post takes.
-        { timeoutMs: 4_000 },
-      );
-      expect(hanging.received).toHaveLength(16);
-    } finally {
-      await hanging.stop();
-    }
+    // More than one look claims, and more than its share of the 64 slots (16).
+    expect(await postsBesideAHangingPartner(harness, 'merchant-hanging', 20, 16)).toBe(16);
   });
 
   it('never follows a redirect from the partner', async () => {
@@ -574,28 +588,8 @@ describe('a partner that hangs, with few send slots', () => {
   afterAll(() => harness?.close());
 
   it("holds at most its share of the slots, and another partner's payments go through", async () => {
-    const hanging = new FakePartner(SECRET, async () => undefined);
-    const hangingUrl = await hanging.start();
-    try {
-      hanging.script('hang', () => ({ status: 202, hang: true }));
-      await harness.configureMerchant('merchant-hanging-share', hangingUrl);
-      // More registrations than there are slots, every one held open for 10 s when posted.
-      await Promise.all(
-        Array.from({ length: 12 }, () => harness.checkout('merchant-hanging-share', 'hang')),
-      );
-      await waitFor('the hanging partner to hold its share', () => hanging.received.length >= 2);
-      const orderId = await harness.checkout(MERCHANT, 'healthy');
-      await waitFor(
-        'payment.authorized beside the hanging partner',
-        () => harness.typesOf(orderId).includes(EventTypes.PaymentAuthorized),
-        // Far below PAYMENT_SEND_REQUEST_TIMEOUT_MS (10 s), which a hanging post takes.
-        { timeoutMs: 4_000 },
-      );
-      // Its posts still hang: it never had more than its two at once.
-      expect(hanging.received).toHaveLength(2);
-    } finally {
-      await hanging.stop();
-    }
+    // More registrations than there are slots.
+    expect(await postsBesideAHangingPartner(harness, 'merchant-hanging-share', 12, 2)).toBe(2);
   });
 });
 

@@ -1,4 +1,4 @@
-import { connect, type ChannelModel, type GetMessage } from 'amqplib';
+import { connect, type Channel, type ChannelModel, type GetMessage } from 'amqplib';
 
 /**
  * A plain amqplib connection for tests: reads queues the way an operator or another client
@@ -20,47 +20,31 @@ export class BrokerAdmin {
 
   /** A durable queue bound to the exchange, to read what a publisher sent like any other client. */
   async bindQueue(queue: string, exchange: string, pattern: string): Promise<void> {
-    const channel = await this.connection.createChannel();
-    try {
+    await this.onChannel(async (channel) => {
       await channel.assertExchange(exchange, 'topic', { durable: true });
       await channel.assertQueue(queue, { durable: true });
       await channel.bindQueue(queue, exchange, pattern);
-      this.queues.add(queue);
-    } finally {
-      await channel.close();
-    }
+    });
+    this.queues.add(queue);
   }
 
   /** Takes one message off a queue (acked), or undefined when it is empty. */
-  async get(queue: string): Promise<GetMessage | undefined> {
-    const channel = await this.connection.createChannel();
-    try {
+  get(queue: string): Promise<GetMessage | undefined> {
+    return this.onChannel(async (channel) => {
       const message = await channel.get(queue, { noAck: false });
       if (message === false) return undefined;
       channel.ack(message);
       return message;
-    } finally {
-      await channel.close();
-    }
+    });
   }
 
   /** Deletes a queue now (as an operator or a failover would), cancelling its consumers. */
   async deleteQueue(queue: string): Promise<void> {
-    const channel = await this.connection.createChannel();
-    try {
-      await channel.deleteQueue(queue);
-    } finally {
-      await channel.close();
-    }
+    await this.onChannel((channel) => channel.deleteQueue(queue));
   }
 
   async messageCount(queue: string): Promise<number> {
-    const channel = await this.connection.createChannel();
-    try {
-      return (await channel.checkQueue(queue)).messageCount;
-    } finally {
-      await channel.close();
-    }
+    return this.onChannel(async (channel) => (await channel.checkQueue(queue)).messageCount);
   }
 
   async publishRaw(
@@ -80,9 +64,14 @@ export class BrokerAdmin {
 
   /** Deletes an exchange under its users, as an operator (or a definitions sync) might. */
   async deleteExchange(exchange: string): Promise<void> {
+    await this.onChannel((channel) => channel.deleteExchange(exchange));
+  }
+
+  /** Runs `work` on a channel of its own, closed after. */
+  private async onChannel<T>(work: (channel: Channel) => Promise<T>): Promise<T> {
     const channel = await this.connection.createChannel();
     try {
-      await channel.deleteExchange(exchange);
+      return await work(channel);
     } finally {
       await channel.close();
     }

@@ -17,9 +17,9 @@ export class OrderRepository {
   /** getLocked's statement, built once per database. */
   private readonly lockedReads = new WeakMap<DataSource, string>();
 
-  /** The order, locked for the rest of `tx` when `forUpdate` (every state change takes it). */
-  async get(tx: Tx, tenantId: string, orderId: string, forUpdate = false): Promise<OrderEntity> {
-    const order = await this.find(tx, tenantId, orderId, forUpdate);
+  /** The order, as read (a state change reads it with `getLocked`). */
+  async get(tx: Tx, tenantId: string, orderId: string): Promise<OrderEntity> {
+    const order = await this.find(tx, tenantId, orderId);
     if (!order) throw new OrderNotFoundError(orderId);
     return order;
   }
