@@ -124,7 +124,7 @@ async function startInScope(
       domainProblems: definition.domainProblems,
     });
     if (definition.openApi !== false) serveOpenApi(app, definition.name);
-    serveMetrics(app, definition.name, dataSource, database?.schema);
+    serveMetrics(app, definition.name, dataSource, database?.schema, options.bus);
     // A keep-alive connection would hold the close open until its idle timeout: once
     // shutdown begins, in-flight responses tell the client to close it.
     let shuttingDown = false;
@@ -167,7 +167,7 @@ async function startInScope(
     }
     // The API needs only the database: it answers while the broker does not yet (a restart
     // during a broker outage must not keep the port closed, and an orchestrator's start-up
-    // probe kill the pod). Readiness stays red until the bus is connected.
+    // probe kill the pod). Readiness does not wait for the bus either (ADR 0069).
     await app.listen(options.port, options.host ?? config.HOST);
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : options.port;

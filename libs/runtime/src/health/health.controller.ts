@@ -8,10 +8,16 @@ import { READINESS_CHECK, type ReadinessCheck } from './readiness-check';
 
 const PING_TIMEOUT_MS = 2000;
 
+/** Checks shown in the readiness answer that do not turn it red (ADR 0069). */
+const ADVISORY_CHECKS = new Set(['bus']);
+
 /**
- * Liveness says the process answers; readiness says it can do its work: its database
- * answers, its bus is connected, and its outbox relay and timer poller are not failing or
- * stuck. Kubernetes routes traffic only to ready replicas.
+ * Liveness says the process answers; readiness says it can serve its API: its database
+ * answers, and its outbox relay and timer poller are not failing or stuck. Kubernetes
+ * routes traffic only to ready replicas. The bus is shown but does not count (ADR 0069):
+ * the API needs only the database, and events wait in the outbox while the broker is away,
+ * so a broker outage must not take every replica out of its Service. A bus that is down is
+ * listed under `degraded`.
  * Not ready yet (while starting, or a lost connection) answers 503 with the same body as
  * `@nestjs/terminus`, but is no error: nothing is thrown or logged at error level, so a
  * probe during start-up does not look like a failure in the logs.
@@ -44,15 +50,23 @@ export class HealthController {
     const extra = this.extra;
     if (extra) checks.push(this.extraState(extra));
     const details: HealthIndicatorResult = Object.assign({}, ...(await Promise.all(checks)));
-    const up = Object.fromEntries(
-      Object.entries(details).filter(([, value]) => value.status === 'up'),
-    );
+    const entries = Object.entries(details);
+    const up = Object.fromEntries(entries.filter(([, value]) => value.status === 'up'));
     const down = Object.fromEntries(
-      Object.entries(details).filter(([, value]) => value.status !== 'up'),
+      entries.filter(([name, value]) => value.status !== 'up' && !ADVISORY_CHECKS.has(name)),
+    );
+    const degraded = Object.fromEntries(
+      entries.filter(([name, value]) => value.status !== 'up' && ADVISORY_CHECKS.has(name)),
     );
     const ready = Object.keys(down).length === 0;
     if (!ready) reply.status(503);
-    return { status: ready ? 'ok' : 'error', info: up, error: down, details };
+    return {
+      status: ready ? 'ok' : 'error',
+      info: up,
+      error: down,
+      ...(Object.keys(degraded).length > 0 ? { degraded } : {}),
+      details,
+    };
   }
 
   private async database(dataSource: DataSource): Promise<HealthIndicatorResult> {
@@ -96,6 +110,11 @@ export class HealthController {
 
   private busState(bus: MessageBus): HealthIndicatorResult {
     const indicator = this.indicators.check('bus');
-    return bus.isReady() ? indicator.up() : indicator.down({ message: 'not connected' });
+    return bus.isReady()
+      ? indicator.up()
+      : indicator.down({
+          message:
+            'not connected: events wait in the outbox and consumers resume once the broker is back',
+        });
   }
 }

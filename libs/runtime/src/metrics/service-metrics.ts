@@ -1,4 +1,5 @@
 import { routeUrl } from '@comanda/http';
+import type { MessageBus } from '@comanda/messaging';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -11,7 +12,9 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
  * Prometheus metrics of one service at `GET /metrics`: process metrics, request durations
  * by route and status, and (for a service with a database) how many events wait in its
  * outbox (and how many of those failed to publish), how many timers are overdue, and how
- * many messages, outbox rows and timers were given up on (docs/operations.md).
+ * many messages, outbox rows and timers were given up on (docs/operations.md), and (for a
+ * service with a bus) whether its broker connection is up: readiness does not follow the
+ * broker (ADR 0069), so this is what an alert on a broker outage reads.
  * One registry per service, so services sharing a process (standalone) stay apart.
  */
 export function serveMetrics(
@@ -19,6 +22,7 @@ export function serveMetrics(
   service: string,
   dataSource: DataSource | undefined,
   schema: string | undefined,
+  bus?: MessageBus,
 ): void {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
@@ -30,6 +34,17 @@ export function serveMetrics(
     REQUEST_BUCKETS,
     registry,
   );
+
+  if (bus) {
+    new Gauge({
+      name: 'comanda_bus_connected',
+      help: 'Whether the service is connected to its message broker (1) or not (0)',
+      registers: [registry],
+      collect() {
+        this.set(bus.isReady() ? 1 : 0);
+      },
+    });
+  }
 
   if (dataSource && schema) {
     /**
