@@ -79,6 +79,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
             url: config.AMQP_URL as string,
             exchange: config.AMQP_EXCHANGE,
             queuePrefix: config.AMQP_QUEUE_PREFIX,
+            topologyRefreshMs: config.AMQP_TOPOLOGY_REFRESH_MS,
             connectionName: 'comanda-standalone',
           }),
       )

@@ -35,6 +35,7 @@ export async function runServiceMain(definition: ServiceDefinition): Promise<voi
             url: config.AMQP_URL,
             exchange: config.AMQP_EXCHANGE,
             queuePrefix: config.AMQP_QUEUE_PREFIX,
+            topologyRefreshMs: config.AMQP_TOPOLOGY_REFRESH_MS,
             connectionName: `comanda-${definition.name}`,
           })
         : undefined;

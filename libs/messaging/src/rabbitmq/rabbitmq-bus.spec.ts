@@ -6,7 +6,7 @@ import { describeMessageBusBehaviour, orderPlaced } from '../bus/message-bus.con
 import { DEFAULT_RETRY_POLICY, type DeliveredMessage } from '../bus/message-bus';
 import { PublishFailedError } from '../bus/messaging.errors';
 import { AmqpHeaders, CLOUDEVENTS_CONTENT_TYPE } from './amqp-headers';
-import { deadLetterQueueName, retryQueueName } from './queue-names';
+import { bindingKeyOf, deadLetterQueueName, retryQueueName } from './queue-names';
 import { RabbitMqBus, type RabbitMqBusOptions } from './rabbitmq-bus';
 import { BrokerAdmin } from './test-support/broker-admin';
 
@@ -316,6 +316,32 @@ describe('RabbitMqBus', () => {
     for (const queue of [first, second]) {
       const got = await waitFor(`the event in ${queue}`, () => admin.get(queue));
       expect(got.properties.messageId).toBe(event.id);
+    }
+  });
+
+  it('binds a declared queue again after its binding was removed while the exchange stayed', async () => {
+    const bus = newBus({ topologyRefreshMs: 200 });
+    const first = track('unbound-a');
+    const second = track('unbound-b');
+    await bus.declare([
+      { queue: 'unbound-a', eventTypes: [EventTypes.OrderPlaced] },
+      { queue: 'unbound-b', eventTypes: [EventTypes.OrderPlaced] },
+    ]);
+    // No channel fails: the event still reaches the first queue, so it is confirmed.
+    await admin.unbindQueue(second, broker.exchange, bindingKeyOf(EventTypes.OrderPlaced));
+
+    await waitFor('the second queue to take events again', async () => {
+      await bus.publish(orderPlaced());
+      return (await admin.messageCount(second)) > 0;
+    });
+    const event = orderPlaced();
+    await bus.publish(event);
+    for (const queue of [first, second]) {
+      const ids = [];
+      for (let got = await admin.get(queue); got; got = await admin.get(queue)) {
+        ids.push(got.properties.messageId);
+      }
+      expect(ids).toContain(event.id);
     }
   });
 

@@ -36,6 +36,11 @@ export interface RabbitMqBusOptions {
   heartbeatSeconds?: number;
   /** How long `close` may take before it gives up on a clean close (default 10 s). */
   closeTimeoutMs?: number;
+  /**
+   * How often a connected bus declares its whole topology again (default 60 s; 0: never),
+   * restoring a queue or binding removed while the exchange and the connection stay.
+   */
+  topologyRefreshMs?: number;
   logger?: BusLogger;
 }
 
@@ -74,6 +79,8 @@ export class RabbitMqBus implements MessageBus {
   private readonly refused: Promise<never>;
   /** Until the first connection, a refusal is the start's to report (its one line). */
   private everConnected = false;
+  private readonly topologyRefresh: NodeJS.Timeout | undefined;
+  private refreshing = false;
 
   constructor(options: RabbitMqBusOptions) {
     this.exchange = options.exchange ?? DEFAULT_EXCHANGE;
@@ -150,6 +157,42 @@ export class RabbitMqBus implements MessageBus {
     this.publisher.on('error', (error: Error) =>
       this.logger.error(`setting up the publisher channel failed: ${error.message}`),
     );
+    const refreshMs = options.topologyRefreshMs ?? 60_000;
+    if (refreshMs > 0) {
+      this.topologyRefresh = setInterval(() => void this.refreshTopology(refreshMs), refreshMs);
+      this.topologyRefresh.unref();
+    }
+  }
+
+  /**
+   * Declares every declared queue and binding again on a channel of its own. A binding
+   * removed while the exchange stays (a definitions sync, an operator) fails no channel, so
+   * nothing else would set it up again, and an event that still reaches another queue is
+   * confirmed while this consumer's copy is lost: the loss lasts at most one interval.
+   */
+  private async refreshTopology(intervalMs: number): Promise<void> {
+    const connection = this.connection.connection;
+    if (this.closed || this.refreshing || !connection || this.topology.length === 0) return;
+    this.refreshing = true;
+    try {
+      const channel = await connection.createConfirmChannel();
+      // A refused declare closes the channel and rejects below; this only keeps the channel's
+      // own error event from going unheard.
+      channel.on('error', () => undefined);
+      try {
+        for (const declaration of this.topology) await this.declareOn(channel, declaration);
+      } finally {
+        await channel.close().catch(() => undefined);
+      }
+    } catch (error) {
+      if (!this.closed) {
+        this.logger.warn(
+          `declaring the topology again failed (${describeError(error)}); trying again in ${intervalMs / 1_000} s`,
+        );
+      }
+    } finally {
+      this.refreshing = false;
+    }
   }
 
   async publish(event: CloudEvent, headers: MessageHeaders = {}): Promise<void> {
@@ -257,6 +300,7 @@ export class RabbitMqBus implements MessageBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.topologyRefresh);
     // A bus closed while down leaves no trouble behind it.
     forgetBroker(this);
     const clean = (async () => {

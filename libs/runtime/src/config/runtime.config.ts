@@ -45,6 +45,15 @@ export class RuntimeConfig {
   @IsString()
   AMQP_QUEUE_PREFIX: string = '';
 
+  /**
+   * How often each service declares its RabbitMQ queues and bindings again (ms; 0: only at
+   * start and after a reconnect): a binding removed under a running platform comes back
+   * within this time.
+   */
+  @IsInt()
+  @Min(0)
+  AMQP_TOPOLOGY_REFRESH_MS: number = 60_000;
+
   @IsIn(['test', 'production'])
   COMANDA_ENVIRONMENT: 'test' | 'production' = 'test';
 

@@ -62,6 +62,11 @@ export class BrokerAdmin {
     }
   }
 
+  /** Removes a binding under its users, as an operator (or a definitions sync) might. */
+  async unbindQueue(queue: string, exchange: string, pattern: string): Promise<void> {
+    await this.onChannel((channel) => channel.unbindQueue(queue, exchange, pattern));
+  }
+
   /** Deletes an exchange under its users, as an operator (or a definitions sync) might. */
   async deleteExchange(exchange: string): Promise<void> {
     await this.onChannel((channel) => channel.deleteExchange(exchange));
