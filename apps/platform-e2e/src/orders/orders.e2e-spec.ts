@@ -916,6 +916,42 @@ describe('orders through the gateway', () => {
       expect(after.json.orderId ?? null).toBeNull();
     });
 
+    it('refuses a checkout with a payment of nothing (409 checkout.nothing_to_pay) and a blank payment method (400), leaving the basket open', async () => {
+      const freeStore = await seedStore(tenant, { paymentMerchantId: 'merchant-1' });
+      const menu = await tenant.as(['catalog:write'], 'PUT', `/stores/${freeStore}/menu`, {
+        items: [{ id: 'water', type: 'menuItem', title: 'Water', price: 0, mappingDetails: {} }],
+      });
+      expect(menu.status).toBe(200);
+      const blank = await tenant.as(['storefront'], 'POST', '/baskets', {
+        storeId: freeStore,
+        fulfillment: 'pickup',
+        guest: GUEST,
+        payment: { merchantId: 'merchant-1', paymentMethod: ' ' },
+      });
+      expect(blank.status).toBe(400);
+      expect(JSON.stringify(blank.json)).toContain('paymentMethod must contain visible text');
+
+      const basket = await tenant.as<Order>(['storefront'], 'POST', '/baskets', {
+        storeId: freeStore,
+        fulfillment: 'pickup',
+        guest: GUEST,
+        payment: { merchantId: 'merchant-1', paymentMethod: 'card' },
+      });
+      expect(basket.status).toBe(201);
+      const basketPath = `/baskets/${basket.json.id}`;
+      const added = await tenant.as(['storefront'], 'POST', `${basketPath}/items`, {
+        menuItemId: 'water',
+        quantity: 1,
+      });
+      expect(added.status).toBe(201);
+      const checkout = await tenant.as<Order>(['storefront'], 'POST', `${basketPath}/checkout`, {});
+      expect(checkout.status).toBe(409);
+      expect(checkout.json).toMatchObject({ code: 'checkout.nothing_to_pay' });
+      expect(checkout.json.detail).toMatch(/totals 0 CHF/);
+      const after = await tenant.as<Order>(['storefront'], 'GET', basketPath);
+      expect(after.json.orderId ?? null).toBeNull();
+    });
+
     it('redacts guest name, e-mail, phone and address without personal-data:read, in the order, the ready list, the session start and the basket', async () => {
       const { orderId, basketId } = await placeBasket(tenant, storeId, { fulfillment: 'delivery' });
       const redacted = {

@@ -93,6 +93,15 @@ export class PaymentMerchantMismatchError extends OrdersDomainError {
   }
 }
 
+export class NothingToPayError extends OrdersDomainError {
+  constructor(currency: string) {
+    super(
+      'checkout.nothing_to_pay',
+      `The basket totals 0 ${currency} but asks for a payment: a payment needs a positive amount. Start a basket without a payment for a free order.`,
+    );
+  }
+}
+
 export class IdempotencyKeyReusedError extends OrdersDomainError {
   constructor() {
     super(

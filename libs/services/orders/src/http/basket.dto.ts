@@ -19,7 +19,7 @@ import { IsOmittable } from '@comanda/http';
 import { LIMITS } from '../domain/limits';
 import type { MappingDetails } from '../domain/mapping-details';
 import type { Address } from '../domain/order';
-import { IsAddress, IsDateTime, IsMappingDetails } from './validators';
+import { IsAddress, IsDateTime, IsDisplayName, IsMappingDetails } from './validators';
 
 export class GuestDto {
   @ApiProperty({ maxLength: LIMITS.guestNameLength })
@@ -66,6 +66,8 @@ export class PaymentRequestDto {
   @ApiProperty({ maxLength: LIMITS.paymentMethodLength, example: 'card' })
   @IsString()
   @Length(1, LIMITS.paymentMethodLength)
+  // Sent to the payment partner as it is: a blank one would fail there, after the checkout.
+  @IsDisplayName()
   paymentMethod!: string;
 }
 

@@ -16,6 +16,7 @@ export const ORDER_ERROR_STATUS: Readonly<Record<string, { status: number; title
     'discount.invalid_target': { status: 409, title: 'Discount names no unit of the basket' },
     'discount.already_applied': { status: 409, title: 'Discount already applied' },
     'checkout.merchant_mismatch': { status: 409, title: 'Payment merchant mismatch' },
+    'checkout.nothing_to_pay': { status: 409, title: 'Nothing to pay' },
     'checkout.idempotency_key_reused': { status: 409, title: 'Idempotency-Key already used' },
     'order.not_found': { status: 404, title: 'Order not found' },
     'order.not_ready': { status: 409, title: 'Order not ready to be placed' },

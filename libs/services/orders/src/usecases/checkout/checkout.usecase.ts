@@ -8,6 +8,7 @@ import {
   BasketCurrencyChangedError,
   BasketEmptyError,
   IdempotencyKeyReusedError,
+  NothingToPayError,
   PaymentMerchantMismatchError,
   StoreNotFoundError,
 } from '../../domain/order.errors';
@@ -72,6 +73,9 @@ export class Checkout {
     const priced = priceBasket(basket, store.currency, chargeValues);
     // The charge items are priced now: the discounts on them must still fit.
     checkDiscountAmounts(priced.items, basket.discounts);
+    const totals = totalsOf(priced.items, basket.discounts, store.currency);
+    // Payments would fail it at once (`amount_invalid`): refused now, the basket left open.
+    if (basket.paymentRequest && totals.total <= 0) throw new NothingToPayError(store.currency);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       tenantId,
@@ -89,7 +93,7 @@ export class Checkout {
       },
       items: priced.items,
       discounts: basket.discounts,
-      totals: totalsOf(priced.items, basket.discounts, store.currency),
+      totals,
       paymentRequest: basket.paymentRequest,
       payments: [],
       paymentId: null,
