@@ -16,7 +16,12 @@ import {
 } from '../messaging.options';
 import { notificationOrigin, outboxChannel, outboxWrittenMark } from './outbox-channel';
 import { deleteInBatches } from '../polling/delete-in-batches';
-import { loggedLoopFailures, PollingLoop, type LoopState } from '../polling/polling-loop';
+import {
+  loggedLoopFailures,
+  PollingLoop,
+  REPEATED_FAILURE_REPORT_MS,
+  type LoopState,
+} from '../polling/polling-loop';
 
 interface ClaimedRow {
   position: string;
@@ -73,7 +78,11 @@ export class OutboxRelay {
   private closing = false;
   /** Batches run one at a time (the loop and a drain may ask together). */
   private batching: Promise<unknown> = Promise.resolve();
+  /** Publishes failed in a row for the broker or the network (reset by one that works). */
   private transientFailures = 0;
+  /** Of those, the ones not reported yet, and when the last report was written. */
+  private transientUnreported = 0;
+  private transientReportedAt = 0;
   private nextCleanupAt = 0;
   /**
    * Wakes the loop when a transaction of this process that wrote to the outbox commits: the
@@ -206,7 +215,13 @@ export class OutboxRelay {
          WHERE position = ANY($1::bigint[])`,
         [published],
       );
+      if (this.transientFailures > 0) {
+        this.logger.log(
+          `publishing works again after ${this.transientFailures} failed publish(es) (the broker or the network)`,
+        );
+      }
       this.transientFailures = 0;
+      this.transientUnreported = 0;
     }
     return { claimed: rows.length, published: published.length };
   }
@@ -314,14 +329,30 @@ export class OutboxRelay {
       // Not counted, so the claim does not hold the row back (only counted failures wait out
       // next_attempt_at): it goes again in the relay's next round, whose publish waits for
       // the broker to come back.
-      this.logger.warn(
-        `publishing ${row.event.type} ${row.event.id} failed (the broker or the network, not counted), publishing again in the next round: ${reason}`,
-      );
+      this.reportTransient(row, reason, failures);
     } else {
       this.logger.warn(
         `publishing ${row.event.type} ${row.event.id} failed (attempt ${failures}), retrying in ${delay} ms: ${reason}`,
       );
     }
+  }
+
+  /**
+   * An outage fails every pending aggregate in every round: the first failure of a streak is
+   * reported, then at most one line per REPEATED_FAILURE_REPORT_MS with the count, not one
+   * line per event and round (with 500 aggregates waiting, that was 500 warnings a round).
+   */
+  private reportTransient(row: ClaimedRow, reason: string, failures: number): void {
+    this.transientUnreported += 1;
+    const now = Date.now();
+    if (failures > 1 && now - this.transientReportedAt < REPEATED_FAILURE_REPORT_MS) return;
+    this.logger.warn(
+      failures === 1
+        ? `publishing ${row.event.type} ${row.event.id} failed (the broker or the network, not counted), publishing again in the next round: ${reason}`
+        : `${this.transientUnreported} more publish(es) failed (the broker or the network, not counted; ${failures} in a row), each published again in the next round; the last: ${reason} (reported every ${REPEATED_FAILURE_REPORT_MS / 1_000} s while it lasts)`,
+    );
+    this.transientReportedAt = now;
+    this.transientUnreported = 0;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { CloudEvent } from '@comanda/contracts';
 import { createTestDatabase, waitFor, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
@@ -130,6 +131,45 @@ describe('outbox relay: failures, parking and the active relay', () => {
       },
     );
     expect(bus.published.map((e) => e.id)).toEqual([event.id]);
+  });
+
+  it('reports an outage in one line, not one per event and round, and says when publishing works again', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const notes = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    try {
+      const bus = new ScriptedBus();
+      let outage = true;
+      let refusals = 0;
+      bus.refuse = (event) => {
+        if (!outage) return undefined;
+        refusals += 1;
+        return new PublishFailedError(event.id, 'not confirmed within 10000 ms');
+      };
+      const events = [];
+      for (let n = 0; n < 10; n += 1) events.push(await write(`quiet-${n}`, 1));
+      startRelay(bus);
+      // Each of the ten aggregates refused in at least three rounds.
+      await waitFor('three rounds of refusals', () => refusals >= 30);
+
+      const relayLines = (spy: jest.SpyInstance) =>
+        spy.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('publish'));
+      expect(relayLines(warnings)).toEqual([
+        expect.stringMatching(
+          /^publishing config\.updated .* failed \(the broker or the network, not counted\)/,
+        ),
+      ]);
+
+      outage = false;
+      await waitFor('every event published', async () => bus.published.length === events.length);
+      expect(relayLines(notes)).toEqual([
+        expect.stringMatching(/^publishing works again after \d+ failed publish\(es\)/),
+      ]);
+      const [again] = relayLines(notes);
+      expect(Number(/after (\d+)/.exec(again)?.[1])).toBeGreaterThanOrEqual(30);
+    } finally {
+      warnings.mockRestore();
+      notes.mockRestore();
+    }
   });
 
   it('lets one relay per schema publish; a standby takes over when its connection ends', async () => {
