@@ -144,6 +144,13 @@ export interface MerchantConfigured {
    */
   signingSecretSealed?: string;
   /**
+   * The secret this one replaced, while it is still valid beside it (ADR 0070): sealed as
+   * `signingSecretSealed` is, bound to `merchantPreviousAnnouncementLabel`.
+   */
+  previousSigningSecretSealed?: string;
+  /** Until when the previous secret is valid (RFC 3339); present with it. */
+  previousSecretValidUntil?: string;
+  /**
    * The secret in clear, as payments announced it before ADR 0039. Never sent now; the
    * receiver still takes it from an announcement of an older payments during an upgrade.
    */
@@ -153,6 +160,11 @@ export interface MerchantConfigured {
 /** What an announced sealed secret is bound to: it opens as this merchant's only. */
 export function merchantAnnouncementLabel(merchantId: string): string {
   return `payment.merchant_configured:${merchantId}`;
+}
+
+/** What an announced previous secret is bound to: it opens as nothing else. */
+export function merchantPreviousAnnouncementLabel(merchantId: string): string {
+  return `payment.merchant_configured:${merchantId}:previous`;
 }
 
 export interface PartnerEventReceived {

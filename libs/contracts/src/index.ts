@@ -3,6 +3,7 @@ export type { CloudEvent, NewEvent } from './cloud-event';
 export {
   EventTypes,
   merchantAnnouncementLabel,
+  merchantPreviousAnnouncementLabel,
   PARTNER_EVENT_TYPES,
   PAYMENT_OPERATION_TYPES,
 } from './event-catalogue';

@@ -66,4 +66,17 @@ describe('Comanda-Signature', () => {
       valid: true,
     });
   });
+
+  it('signs with every secret given, one v1 each, so a receiver holding either verifies it', () => {
+    const header = signBody(['new-secret', secret], body, now);
+    expect(header.split(',')).toHaveLength(3);
+    expect(header.startsWith(`${signBody('new-secret', body, now)},v1=`)).toBe(true);
+    for (const holder of ['new-secret', secret]) {
+      expect(verifySignature(header, body, holder, now)).toEqual({ valid: true });
+    }
+    expect(verifySignature(header, body, 'a-third-secret', now)).toEqual({
+      valid: false,
+      reason: 'mismatch',
+    });
+  });
 });

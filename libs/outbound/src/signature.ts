@@ -22,14 +22,19 @@ function digest(secret: string, timestamp: string, body: Buffer | string): Buffe
     .digest();
 }
 
-/** The header value for `body`, signed at `timestampSeconds` (now by default). */
+/**
+ * The header value for `body`, signed at `timestampSeconds` (now by default): one `v1` per
+ * secret, in the order given (several while a secret is rolled over: a receiver that holds
+ * either one finds its match).
+ */
 export function signBody(
-  secret: string,
+  secret: string | readonly string[],
   body: Buffer | string,
   timestampSeconds: number = Math.floor(Date.now() / 1000),
 ): string {
   const t = String(Math.trunc(timestampSeconds));
-  return `t=${t},v1=${digest(secret, t, body).toString('hex')}`;
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return `t=${t}${secrets.map((one) => `,v1=${digest(one, t, body).toString('hex')}`).join('')}`;
 }
 
 /**

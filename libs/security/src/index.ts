@@ -40,5 +40,11 @@ export {
   SecretBox,
   secretBoxFrom,
 } from './secrets/secret-box';
-export { resealColumn, sealPlaintextColumn, unsealColumn } from './secrets/sealed-columns';
+export {
+  addPreviousSecretColumns,
+  dropPreviousSecretColumns,
+  resealColumn,
+  sealPlaintextColumn,
+  unsealColumn,
+} from './secrets/sealed-columns';
 export type { SealedColumn, SqlRunner } from './secrets/sealed-columns';

@@ -75,8 +75,9 @@ export async function resealColumn(
 ): Promise<number> {
   const { table, key, sealed } = column;
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`comanda:reseal:${table}`]);
+  // A column that may be empty (a previous secret, kept only during a rollover) holds NULL.
   const rows = (await tx.query(
-    `SELECT ${key} AS key, ${sealed} AS value FROM ${table} FOR UPDATE`,
+    `SELECT ${key} AS key, ${sealed} AS value FROM ${table} WHERE ${sealed} IS NOT NULL FOR UPDATE`,
   )) as Array<{ key: string; value: string }>;
   let count = 0;
   for (const row of rows) {
@@ -90,4 +91,26 @@ export async function resealColumn(
     count += 1;
   }
   return count;
+}
+
+/**
+ * For the migration that lets a table keep a secret for a while (the secret a rollover
+ * replaced, ADR 0070): `previous_secret_sealed` and `previous_secret_until`, both NULL or
+ * both set. `table` is quoted and qualified; `dropPreviousSecretColumns` undoes it.
+ */
+export async function addPreviousSecretColumns(sql: SqlRunner, table: string): Promise<void> {
+  await sql.query(`
+    ALTER TABLE ${table}
+      ADD COLUMN previous_secret_sealed text,
+      ADD COLUMN previous_secret_until timestamptz,
+      ADD CONSTRAINT previous_secret_whole
+        CHECK ((previous_secret_sealed IS NULL) = (previous_secret_until IS NULL))`);
+}
+
+export async function dropPreviousSecretColumns(sql: SqlRunner, table: string): Promise<void> {
+  await sql.query(`
+    ALTER TABLE ${table}
+      DROP CONSTRAINT previous_secret_whole,
+      DROP COLUMN previous_secret_sealed,
+      DROP COLUMN previous_secret_until`);
 }

@@ -5,7 +5,10 @@ import { keepRawJsonBody } from '@comanda/http';
 import { sealedSecretsProviders } from '@comanda/runtime';
 import { MerchantConfiguredConsumer } from './consumers/merchant-configured.consumer';
 import { PARTNER_EVENTS_PATH, PartnerEventsController } from './http/partner-events.controller';
-import { merchantSecretColumn } from './persistence/merchant-secret.entity';
+import {
+  merchantPreviousSecretColumn,
+  merchantSecretColumn,
+} from './persistence/merchant-secret.entity';
 import { ConfigureMerchantSecret } from './usecases/configure-merchant-secret/configure-merchant-secret.usecase';
 import { ReceivePartnerEvent } from './usecases/receive-partner-event/receive-partner-event.usecase';
 
@@ -15,7 +18,7 @@ import { ReceivePartnerEvent } from './usecases/receive-partner-event/receive-pa
     // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
     ...sealedSecretsProviders({
       service: 'notifications',
-      columns: (schema) => [merchantSecretColumn(schema)],
+      columns: (schema) => [merchantSecretColumn(schema), merchantPreviousSecretColumn(schema)],
     }),
     ReceivePartnerEvent,
     ConfigureMerchantSecret,

@@ -2,6 +2,7 @@ import { NOTIFICATIONS_BODY_LIMIT_BYTES } from '@comanda/contracts';
 import type { ServiceDefinition } from '@comanda/runtime';
 import { secretBoxFrom } from '@comanda/security';
 import { NotificationsModule } from './notifications.module';
+import { AddPreviousMerchantSecret1768000000000 } from './persistence/add-previous-merchant-secret.migration';
 import { CreateNotificationTables1763900000000 } from './persistence/create-notification-tables.migration';
 import { MerchantSecretEntity } from './persistence/merchant-secret.entity';
 import { PartnerEventEntity } from './persistence/partner-event.entity';
@@ -23,6 +24,7 @@ export const notificationsService: ServiceDefinition = {
         CreateNotificationTables1763900000000,
         sealMerchantSecrets(box),
         sealRetainedAnnouncements(box),
+        AddPreviousMerchantSecret1768000000000,
       ];
     },
   },

@@ -51,6 +51,7 @@ describe('partner URLs in a production deployment (real PostgreSQL and RabbitMQ)
           tenantId: TENANT,
           name: 'rebound',
           partnerUrl: url,
+          previousSecretValidUntil: null,
           createdAt: now,
           updatedAt: now,
         },

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventTypes, merchantAnnouncementLabel, type MerchantConfigured } from '@comanda/contracts';
 import { TimerService } from '@comanda/messaging';
+import { verifySignature } from '@comanda/outbound';
 import { UnitOfWork } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { lockWaiters, waitFor } from '@comanda/testing';
@@ -673,19 +674,34 @@ describe('capture retries until the reservation expires (rule 6)', () => {
   });
 
   // Last: the service runs under another key from here on.
-  it('re-seals merchant secrets with a new COMANDA_SECRETS_KEY at start, and keeps signing', async () => {
-    const before = (await sealedSecretOf(MERCHANT))['signing_secret_sealed'];
+  it('re-seals merchant secrets (and a secret kept during a rollover) with a new COMANDA_SECRETS_KEY at start, and keeps signing with both', async () => {
+    // A rollover in progress (ADR 0070): the partner's SECRET stays valid beside the new one.
+    const rolled = 'rolled-over-secret-0123456789';
+    await harness.configureMerchant(MERCHANT, undefined, {
+      signingSecret: rolled,
+      gracePeriodSeconds: 600,
+    });
+    const before = await sealedSecretOf(MERCHANT);
     const newKey = randomBytes(32).toString('base64url');
     await harness.restartWith({
       COMANDA_SECRETS_KEY: newKey,
       COMANDA_PREVIOUS_SECRETS_KEY: SECRETS_KEY,
     });
-    const after = (await sealedSecretOf(MERCHANT))['signing_secret_sealed'] as string;
-    expect(after).not.toBe(before);
-    const label = `payments.merchants:${MERCHANT}`;
-    expect(new SecretBox(Buffer.from(newKey, 'base64url')).open(after, label)).toBe(SECRET);
-    expect(() => new SecretBox(Buffer.from(SECRETS_KEY, 'base64url')).open(after, label)).toThrow();
-    expect((await registrationAtPartner()).signatureValid).toBe(true);
+    const after = await sealedSecretOf(MERCHANT);
+    const newBox = new SecretBox(Buffer.from(newKey, 'base64url'));
+    const oldBox = new SecretBox(Buffer.from(SECRETS_KEY, 'base64url'));
+    for (const [column, label, secret] of [
+      ['signing_secret_sealed', `payments.merchants:${MERCHANT}`, rolled],
+      ['previous_secret_sealed', `payments.merchants.previous:${MERCHANT}`, SECRET],
+    ] as const) {
+      expect(after[column]).not.toBe(before[column]);
+      expect(newBox.open(after[column] as string, label)).toBe(secret);
+      expect(() => oldBox.open(after[column] as string, label)).toThrow();
+    }
+    const registration = await registrationAtPartner();
+    // The partner holds SECRET; the new secret signs it too.
+    expect(registration.signatureValid).toBe(true);
+    expect(verifySignature(registration.signature, registration.rawBody, rolled).valid).toBe(true);
   });
 });
 

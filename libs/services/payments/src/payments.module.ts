@@ -10,7 +10,11 @@ import {
 import { PaymentSagaConsumer } from './consumers/payment-saga.consumer';
 import { MerchantsController } from './http/merchants.controller';
 import { PaymentsController } from './http/payments.controller';
-import { MerchantRepository, merchantSecretColumn } from './persistence/merchant.repository';
+import {
+  MerchantRepository,
+  merchantPreviousSecretColumn,
+  merchantSecretColumn,
+} from './persistence/merchant.repository';
 import { PaymentRepository } from './persistence/payment.repository';
 import { PaymentsConfig } from './payments.config';
 import { OperationSender } from './sending/operation-sender';
@@ -43,7 +47,7 @@ import { StartPayment } from './usecases/start-payment/start-payment.usecase';
     // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
     ...sealedSecretsProviders({
       service: 'payments',
-      columns: (schema) => [merchantSecretColumn(schema)],
+      columns: (schema) => [merchantSecretColumn(schema), merchantPreviousSecretColumn(schema)],
     }),
     PaymentRepository,
     MerchantRepository,

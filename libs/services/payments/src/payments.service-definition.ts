@@ -2,6 +2,7 @@ import type { ServiceDefinition } from '@comanda/runtime';
 import { PaymentsConfig } from './payments.config';
 import { secretBoxFrom } from '@comanda/security';
 import { AddAnnulmentRetries1767000000000 } from './persistence/add-annulment-retries.migration';
+import { AddPreviousMerchantSecret1768000000000 } from './persistence/add-previous-merchant-secret.migration';
 import { CreatePaymentTables1764000000000 } from './persistence/create-payment-tables.migration';
 import { sealMerchantAnnouncements } from './persistence/seal-merchant-announcements.migration';
 import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
@@ -25,6 +26,7 @@ export const paymentsService: ServiceDefinition = {
         sealMerchantSecrets(box),
         sealMerchantAnnouncements(box),
         AddAnnulmentRetries1767000000000,
+        AddPreviousMerchantSecret1768000000000,
       ];
     },
   },

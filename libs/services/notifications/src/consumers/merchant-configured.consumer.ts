@@ -3,6 +3,7 @@ import { Ctx, Payload } from '@nestjs/microservices';
 import {
   EventTypes,
   merchantAnnouncementLabel,
+  merchantPreviousAnnouncementLabel,
   type CloudEvent,
   type MerchantConfigured,
 } from '@comanda/contracts';
@@ -26,9 +27,28 @@ export class MerchantConfiguredConsumer {
     await this.configureMerchantSecret.execute(ctx.getTransaction(), {
       merchantId: event.data.merchantId,
       signingSecret: this.announcedSecret(event.data),
+      previous: this.announcedPrevious(event.data),
       tenantId: event.tenantid,
       configuredAt: new Date(event.time),
     });
+  }
+
+  /** The secret the save replaced and until when it stays valid, when payments kept one (ADR 0070). */
+  private announcedPrevious(data: MerchantConfigured): { secret: string; until: Date } | undefined {
+    if (typeof data.previousSigningSecretSealed !== 'string') return undefined;
+    const until = new Date(data.previousSecretValidUntil ?? Number.NaN);
+    if (Number.isNaN(until.getTime())) {
+      throw new NonRetryableError(
+        `the announcement of merchant ${data.merchantId} carries a previous secret without a valid previousSecretValidUntil`,
+      );
+    }
+    return {
+      secret: this.secrets.open(
+        data.previousSigningSecretSealed,
+        merchantPreviousAnnouncementLabel(data.merchantId),
+      ),
+      until,
+    };
   }
 
   /**

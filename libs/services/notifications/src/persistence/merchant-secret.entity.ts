@@ -19,6 +19,17 @@ export class MerchantSecretEntity {
   @Column({ name: 'signing_secret_sealed', type: 'text' })
   signingSecretSealed!: string;
 
+  /**
+   * The secret the merchant's last save replaced, while payments keeps it valid beside the
+   * new one (ADR 0070); sealed, bound to `merchantPreviousSecretLabel`. Null when none.
+   */
+  @Column({ name: 'previous_secret_sealed', type: 'text', nullable: true })
+  previousSecretSealed!: string | null;
+
+  /** Until when the previous secret verifies events; null with it. */
+  @Column({ name: 'previous_secret_until', type: 'timestamptz', nullable: true })
+  previousSecretUntil!: Date | null;
+
   /** `time` of the announcing event: an older announcement delivered late changes nothing. */
   @Column({ name: 'configured_at', type: 'timestamptz' })
   configuredAt!: Date;
@@ -27,6 +38,21 @@ export class MerchantSecretEntity {
 /** What a sealed secret is bound to: a value copied to another merchant's row does not open. */
 export function merchantSecretLabel(merchantId: string): string {
   return `notifications.merchant_secrets:${merchantId}`;
+}
+
+/** The previous secret's own label: a value moved between the two columns does not open. */
+export function merchantPreviousSecretLabel(merchantId: string): string {
+  return `notifications.merchant_secrets.previous:${merchantId}`;
+}
+
+/** The sealed previous secret, for re-sealing after a key change. */
+export function merchantPreviousSecretColumn(schema: string): SealedColumn {
+  return {
+    table: `"${schema}"."merchant_secrets"`,
+    key: 'merchant_id',
+    sealed: 'previous_secret_sealed',
+    label: merchantPreviousSecretLabel,
+  };
 }
 
 /** The sealed column, for the migration that sealed it and for re-sealing after a key change. */

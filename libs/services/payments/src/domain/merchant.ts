@@ -7,6 +7,11 @@ export interface Merchant {
   tenantId: string;
   name: string;
   partnerUrl: string;
+  /**
+   * While a secret rollover lasts (ADR 0070): until when the secret the last save replaced
+   * stays valid beside the new one. Null when none was kept; a time in the past once over.
+   */
+  previousSecretValidUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

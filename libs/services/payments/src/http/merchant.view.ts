@@ -8,6 +8,14 @@ export class MerchantView {
   @ApiProperty() partnerUrl!: string;
   @ApiProperty({ description: 'Where the partner posts events: `<notificationsUrl>/events`.' })
   notificationsUrl!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description:
+      'While a secret rollover lasts: until when the replaced secret stays valid beside the new one (`gracePeriodSeconds`); null otherwise.',
+  })
+  previousSecretValidUntil!: string | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 
@@ -17,6 +25,10 @@ export class MerchantView {
       name: merchant.name,
       partnerUrl: merchant.partnerUrl,
       notificationsUrl: `${publicUrl.replace(/\/+$/, '')}/notifications/merchants/${encodeURIComponent(merchant.id)}`,
+      previousSecretValidUntil:
+        merchant.previousSecretValidUntil && merchant.previousSecretValidUntil > new Date()
+          ? merchant.previousSecretValidUntil.toISOString()
+          : null,
       createdAt: merchant.createdAt.toISOString(),
       updatedAt: merchant.updatedAt.toISOString(),
     };

@@ -9,8 +9,22 @@ interface MerchantRow {
   tenant_id: string;
   name: string;
   partner_url: string;
+  previous_secret_until: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A merchant locked for a save, with its secrets as stored (sealed). */
+export interface LockedMerchant extends Merchant {
+  secretSealed: string;
+  /** The secret a save replaced, while the save's grace lasts or lasted (ADR 0070). */
+  previous: { sealed: string; until: Date } | null;
+}
+
+/** The secret a save keeps valid beside the new one, in clear, and until when. */
+export interface PreviousSecret {
+  secret: string;
+  until: Date;
 }
 
 /**
@@ -26,19 +40,44 @@ export function merchantSecretColumn(schema: string): SealedColumn {
   };
 }
 
-const COLUMNS = 'id, tenant_id, name, partner_url, created_at, updated_at';
+/** Where the secret a save replaced is kept during its grace (ADR 0070), sealed the same way. */
+export function merchantPreviousSecretColumn(schema: string): SealedColumn {
+  return {
+    table: `"${schema}"."merchants"`,
+    key: 'id',
+    sealed: 'previous_secret_sealed',
+    label: merchantPreviousSecretLabel,
+  };
+}
+
+const COLUMNS = 'id, tenant_id, name, partner_url, previous_secret_until, created_at, updated_at';
 
 @Injectable()
 export class MerchantRepository {
   constructor(private readonly secrets: SecretBox) {}
 
-  /** By id alone: ids are global, and the caller checks the tenant. Locked for the transaction. */
-  async lock(tx: Tx, id: string): Promise<Merchant | undefined> {
-    const rows: MerchantRow[] = await tx.query(
-      `SELECT ${COLUMNS} FROM ${table(tx, 'merchants')} WHERE id = $1 FOR UPDATE`,
+  /**
+   * By id alone: ids are global, and the caller checks the tenant. Locked for the
+   * transaction, with its secrets as stored.
+   */
+  async lock(tx: Tx, id: string): Promise<LockedMerchant | undefined> {
+    const rows: Array<
+      MerchantRow & { signing_secret_sealed: string; previous_secret_sealed: string | null }
+    > = await tx.query(
+      `SELECT ${COLUMNS}, signing_secret_sealed, previous_secret_sealed
+       FROM ${table(tx, 'merchants')} WHERE id = $1 FOR UPDATE`,
       [id],
     );
-    return rows[0] && toMerchant(rows[0]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      ...toMerchant(row),
+      secretSealed: row.signing_secret_sealed,
+      previous:
+        row.previous_secret_sealed !== null && row.previous_secret_until !== null
+          ? { sealed: row.previous_secret_sealed, until: row.previous_secret_until }
+          : null,
+    };
   }
 
   async find(tx: Tx, tenantId: string, id: string): Promise<Merchant | undefined> {
@@ -60,13 +99,20 @@ export class MerchantRepository {
     tx: Tx,
     merchant: Merchant,
     signingSecret: string,
+    previous?: PreviousSecret,
   ): Promise<{ merchant: Merchant; created: boolean } | undefined> {
     const sealed = this.secrets.seal(signingSecret, merchantSecretLabel(merchant.id));
+    const previousSealed = previous
+      ? this.secrets.seal(previous.secret, merchantPreviousSecretLabel(merchant.id))
+      : null;
     const rows: Array<MerchantRow & { created: boolean }> = await tx.query(
-      `INSERT INTO ${table(tx, 'merchants')} (id, tenant_id, name, partner_url, signing_secret_sealed, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO ${table(tx, 'merchants')} (id, tenant_id, name, partner_url, signing_secret_sealed,
+         previous_secret_sealed, previous_secret_until, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, partner_url = EXCLUDED.partner_url,
-         signing_secret_sealed = EXCLUDED.signing_secret_sealed, updated_at = EXCLUDED.updated_at
+         signing_secret_sealed = EXCLUDED.signing_secret_sealed,
+         previous_secret_sealed = EXCLUDED.previous_secret_sealed,
+         previous_secret_until = EXCLUDED.previous_secret_until, updated_at = EXCLUDED.updated_at
        WHERE ${table(tx, 'merchants')}.tenant_id = EXCLUDED.tenant_id
        RETURNING ${COLUMNS}, (xmax = 0) AS created`,
       [
@@ -75,6 +121,8 @@ export class MerchantRepository {
         merchant.name,
         merchant.partnerUrl,
         sealed,
+        previousSealed,
+        previous?.until ?? null,
         merchant.createdAt,
         merchant.updatedAt,
       ],
@@ -86,11 +134,21 @@ export class MerchantRepository {
   openSecret(merchantId: string, sealed: string): string {
     return this.secrets.open(sealed, merchantSecretLabel(merchantId));
   }
+
+  /** The secret a save replaced, in clear, from `previous_secret_sealed`. */
+  openPreviousSecret(merchantId: string, sealed: string): string {
+    return this.secrets.open(sealed, merchantPreviousSecretLabel(merchantId));
+  }
 }
 
 /** What a sealed secret is bound to: a value copied to another merchant's row does not open. */
 function merchantSecretLabel(id: string): string {
   return `payments.merchants:${id}`;
+}
+
+/** The previous secret's own label: a value moved between the two columns does not open. */
+function merchantPreviousSecretLabel(id: string): string {
+  return `payments.merchants.previous:${id}`;
 }
 
 function toMerchant(row: MerchantRow): Merchant {
@@ -99,6 +157,7 @@ function toMerchant(row: MerchantRow): Merchant {
     tenantId: row.tenant_id,
     name: row.name,
     partnerUrl: row.partner_url,
+    previousSecretValidUntil: row.previous_secret_until,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

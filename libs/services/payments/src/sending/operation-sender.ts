@@ -30,6 +30,8 @@ interface ClaimedOperation {
   send_attempts: number;
   partner_url: string | null;
   signing_secret_sealed: string | null;
+  /** The secret a save replaced, while its grace lasts by the database's clock (ADR 0070). */
+  previous_secret_sealed: string | null;
 }
 
 /** Operations claimed at most in one look. */
@@ -122,7 +124,9 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
        WHERE o.id = due.id
        RETURNING o.id, o.payment_id, o.type, o.merchant_id, o.body, o.send_attempts,
          (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
-         (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed`,
+         (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed,
+         (SELECT previous_secret_sealed FROM "${schema}"."merchants" m
+          WHERE m.id = o.merchant_id AND m.previous_secret_until > now()) AS previous_secret_sealed`,
       [this.leaseMs, limit, full],
     );
     const sent: ClaimedOperation[] = [];
@@ -231,9 +235,20 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
     if (!operation.partner_url || operation.signing_secret_sealed === null) {
       return { kind: 'retry', error: 'the merchant of the operation is not configured' };
     }
-    let secret: string;
+    // While a secret rollover lasts, signed with both: a partner holding either verifies it.
+    const secrets: string[] = [];
     try {
-      secret = this.merchants.openSecret(operation.merchant_id, operation.signing_secret_sealed);
+      secrets.push(
+        this.merchants.openSecret(operation.merchant_id, operation.signing_secret_sealed),
+      );
+      if (operation.previous_secret_sealed !== null) {
+        secrets.push(
+          this.merchants.openPreviousSecret(
+            operation.merchant_id,
+            operation.previous_secret_sealed,
+          ),
+        );
+      }
     } catch (error) {
       // Another COMANDA_SECRETS_KEY than the one it was sealed with: nothing to sign with.
       return { kind: 'retry', error: describe(error) };
@@ -244,7 +259,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
         headers: {
           'content-type': 'application/json',
           'idempotency-key': operation.id,
-          'comanda-signature': signBody(secret, operation.body),
+          'comanda-signature': signBody(secrets, operation.body),
         },
         timeoutMs: this.config.PAYMENT_SEND_REQUEST_TIMEOUT_MS,
         signal,

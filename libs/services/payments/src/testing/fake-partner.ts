@@ -10,6 +10,9 @@ export interface ReceivedOperation {
   rawBody: string;
   idempotencyKey: string | undefined;
   contentType: string | undefined;
+  /** The `Comanda-Signature` header as sent. */
+  signature: string | undefined;
+  /** Whether it verifies with the secret this partner holds. */
   signatureValid: boolean;
   status: number;
 }
@@ -94,6 +97,7 @@ export class FakePartner {
       rawBody,
       idempotencyKey: header(request, 'idempotency-key'),
       contentType: header(request, 'content-type'),
+      signature: header(request, 'comanda-signature'),
       signatureValid: verifySignature(header(request, 'comanda-signature'), rawBody, this.secret)
         .valid,
       status: reply.status,

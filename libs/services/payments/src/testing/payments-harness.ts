@@ -120,16 +120,18 @@ export class PaymentsHarness {
     await this.start();
   }
 
-  async configureMerchant(merchantId: string, partnerUrl = this.partnerUrl): Promise<void> {
+  async configureMerchant(
+    merchantId: string,
+    partnerUrl = this.partnerUrl,
+    secret: { signingSecret: string; gracePeriodSeconds?: number } = { signingSecret: SECRET },
+  ): Promise<void> {
     const configure = this.service.app.get(ConfigureMerchant);
     await configure.checkPartnerUrl(partnerUrl);
-    await this.service.app.get(UnitOfWork).run((tx) =>
-      configure.execute(tx, TENANT, merchantId, {
-        name: merchantId,
-        partnerUrl,
-        signingSecret: SECRET,
-      }),
-    );
+    await this.service.app
+      .get(UnitOfWork)
+      .run((tx) =>
+        configure.execute(tx, TENANT, merchantId, { name: merchantId, partnerUrl, ...secret }),
+      );
   }
 
   /** Orders' `basket.checked_out` with a payment; returns the order id. */

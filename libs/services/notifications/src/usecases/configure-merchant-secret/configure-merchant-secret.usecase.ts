@@ -3,6 +3,7 @@ import type { Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import {
   MerchantSecretEntity,
+  merchantPreviousSecretLabel,
   merchantSecretLabel,
 } from '../../persistence/merchant-secret.entity';
 
@@ -10,6 +11,8 @@ export interface ConfigureMerchantSecretCommand {
   merchantId: string;
   /** In clear: the consumer has opened the announced value. */
   signingSecret: string;
+  /** The secret the save replaced, valid beside the new one until `until` (ADR 0070). */
+  previous?: { secret: string; until: Date };
   tenantId: string;
   /** When payments configured the merchant (the event's `time`). */
   configuredAt: Date;
@@ -21,7 +24,8 @@ export type MerchantSecretOutcome = 'stored' | 'stale' | 'other_tenant';
  * Keeps the newest secret payments announced for a merchant, sealed (ADR 0033). An
  * announcement older than the one kept (delivered late) changes nothing; so does one from
  * another tenant for a merchant id already taken, so no tenant can take over another's
- * partner events.
+ * partner events. The secret the save replaced is kept beside it for as long as payments
+ * keeps it (ADR 0070), or dropped when the announcement carries none.
  */
 @Injectable()
 export class ConfigureMerchantSecret {
@@ -50,6 +54,13 @@ export class ConfigureMerchantSecret {
           command.signingSecret,
           merchantSecretLabel(command.merchantId),
         ),
+        previousSecretSealed: command.previous
+          ? this.secrets.seal(
+              command.previous.secret,
+              merchantPreviousSecretLabel(command.merchantId),
+            )
+          : null,
+        previousSecretUntil: command.previous?.until ?? null,
         configuredAt: command.configuredAt,
       },
       ['merchantId'],

@@ -1,24 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { EventTypes, merchantAnnouncementLabel } from '@comanda/contracts';
+import {
+  EventTypes,
+  merchantAnnouncementLabel,
+  merchantPreviousAnnouncementLabel,
+} from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import { OutboundHttp, UnsafeUrlError } from '@comanda/outbound';
 import type { Tx } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import type { Merchant } from '../../domain/merchant';
-import { MerchantRepository } from '../../persistence/merchant.repository';
+import {
+  MerchantRepository,
+  type LockedMerchant,
+  type PreviousSecret,
+} from '../../persistence/merchant.repository';
 import { MerchantIdTakenError, PartnerUrlRefusedError } from './merchant.errors';
 
 export interface MerchantInput {
   name: string;
   partnerUrl: string;
   signingSecret: string;
+  /** How long the secret this save replaces stays valid beside the new one (ADR 0070). */
+  gracePeriodSeconds?: number;
 }
 
 /**
  * Creates or replaces a merchant. The partner URL is checked against the deployment's
  * outbound policy here (and again at every connection by the sender); the secret is stored
  * sealed, and every save announces it, sealed as well, to the notification receiver, which
- * verifies partner events with it (ADR 0039).
+ * verifies partner events with it (ADR 0039). A save that changes the secret may keep the
+ * replaced one valid beside it for a grace (ADR 0070), announced with it.
  */
 @Injectable()
 export class ConfigureMerchant {
@@ -54,10 +65,12 @@ export class ConfigureMerchant {
       tenantId,
       name: input.name,
       partnerUrl: input.partnerUrl,
+      previousSecretValidUntil: null,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
-    const stored = await this.merchants.upsert(tx, merchant, input.signingSecret);
+    const previous = this.previousSecret(existing, input, now);
+    const stored = await this.merchants.upsert(tx, merchant, input.signingSecret, previous);
     // Another tenant created the id after the lock found none (a missing row locks nothing):
     // nothing was written, and its secret must not reach the receiver.
     if (!stored) throw new MerchantIdTakenError(id);
@@ -70,8 +83,49 @@ export class ConfigureMerchant {
       data: {
         merchantId: id,
         signingSecretSealed: this.secrets.seal(input.signingSecret, merchantAnnouncementLabel(id)),
+        ...(previous
+          ? {
+              previousSigningSecretSealed: this.secrets.seal(
+                previous.secret,
+                merchantPreviousAnnouncementLabel(id),
+              ),
+              previousSecretValidUntil: previous.until.toISOString(),
+            }
+          : {}),
       },
     });
     return stored;
+  }
+
+  /**
+   * The secret kept valid beside the one saved (ADR 0070): the replaced one, for the grace
+   * the save asks for. Saving the same secret again leaves a rollover in progress as it is;
+   * changing it again starts a new one from the secret it replaces (the older one ends).
+   */
+  private previousSecret(
+    existing: LockedMerchant | undefined,
+    input: MerchantInput,
+    now: Date,
+  ): PreviousSecret | undefined {
+    if (!existing) return undefined;
+    let current: string;
+    try {
+      current = this.merchants.openSecret(existing.id, existing.secretSealed);
+    } catch {
+      // Sealed under a key this service no longer holds: nothing it could sign with is lost.
+      return undefined;
+    }
+    if (current === input.signingSecret) {
+      const kept = existing.previous;
+      if (!kept || kept.until <= now) return undefined;
+      return {
+        secret: this.merchants.openPreviousSecret(existing.id, kept.sealed),
+        until: kept.until,
+      };
+    }
+    const graceSeconds = input.gracePeriodSeconds ?? 0;
+    return graceSeconds > 0
+      ? { secret: current, until: new Date(now.getTime() + graceSeconds * 1_000) }
+      : undefined;
   }
 }
