@@ -108,24 +108,27 @@ export class ConfigureMerchant {
     now: Date,
   ): PreviousSecret | undefined {
     if (!existing) return undefined;
-    let current: string;
-    try {
-      current = this.merchants.openSecret(existing.id, existing.secretSealed);
-    } catch {
-      // Sealed under a key this service no longer holds: nothing it could sign with is lost.
-      return undefined;
-    }
+    // A value sealed under a key this service no longer holds signs nothing: nothing is lost.
+    const current = opened(() => this.merchants.openSecret(existing.id, existing.secretSealed));
+    if (current === undefined) return undefined;
     if (current === input.signingSecret) {
       const kept = existing.previous;
       if (!kept || kept.until <= now) return undefined;
-      return {
-        secret: this.merchants.openPreviousSecret(existing.id, kept.sealed),
-        until: kept.until,
-      };
+      const secret = opened(() => this.merchants.openPreviousSecret(existing.id, kept.sealed));
+      return secret === undefined ? undefined : { secret, until: kept.until };
     }
     const graceSeconds = input.gracePeriodSeconds ?? 0;
     return graceSeconds > 0
       ? { secret: current, until: new Date(now.getTime() + graceSeconds * 1_000) }
       : undefined;
+  }
+}
+
+/** The secret `open` gives, or undefined when it does not open. */
+function opened(open: () => string): string | undefined {
+  try {
+    return open();
+  } catch {
+    return undefined;
   }
 }
