@@ -20,4 +20,6 @@ export type { SealedSecrets } from './secrets/sealed-secrets';
 export { ensurePortFree } from './port';
 export { READINESS_CHECK } from './health/readiness-check';
 export type { ReadinessCheck } from './health/readiness-check';
+export { METRICS_SOURCE } from './metrics/merge-expositions';
+export type { MetricsSource } from './metrics/merge-expositions';
 export { installEarlyLogger } from './early-logger';

@@ -33,6 +33,26 @@ describe('gateway: the public port of the platform', () => {
     expect(tenants.headers.get('x-request-id')).toBeTruthy();
   });
 
+  it('serves every service’s metrics at the public /metrics for platform:admin, each family once', async () => {
+    const response = await get('/metrics', {
+      authorization: `Bearer ${await adminToken(platform)}`,
+      'x-api-version': '0',
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    for (const service of ['orders', 'payments', 'notifications', 'config-store', 'auth']) {
+      expect(text).toContain(`comanda_outbox_pending_events{service="${service}"}`);
+    }
+    expect(text).toMatch(/^comanda_bus_connected\{service="orders"\} 1$/m);
+    expect(text).toMatch(/^process_cpu_user_seconds_total\{service="gateway"\} /m);
+    const types = text.split('\n').filter((line) => line.startsWith('# TYPE '));
+    expect(new Set(types).size).toBe(types.length);
+    expect(
+      types.filter((line) => line.startsWith('# TYPE comanda_outbox_pending_events ')),
+    ).toHaveLength(1);
+  });
+
   it('answers 400 problem without X-Api-Version, before the service sees the request', async () => {
     const response = await get('/admin/tenants', {
       authorization: `Bearer ${await adminToken(platform)}`,

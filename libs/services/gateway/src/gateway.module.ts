@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
-import { READINESS_CHECK, RUNTIME_ENV, loadConfig, type RuntimeEnv } from '@comanda/runtime';
+import {
+  METRICS_SOURCE,
+  READINESS_CHECK,
+  RUNTIME_ENV,
+  loadConfig,
+  type RuntimeEnv,
+} from '@comanda/runtime';
 import { BearerTokenVerifier, securitySettingsFrom } from '@comanda/security';
 import { DeadLettersAdminController } from './admin/dead-letters.controller';
 import { GatewayConfig } from './config/gateway.config';
@@ -50,6 +56,11 @@ import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
       provide: READINESS_CHECK,
       inject: [UpstreamHealth],
       useFactory: (health: UpstreamHealth) => health.readinessOfThisProcess(),
+    },
+    {
+      provide: METRICS_SOURCE,
+      inject: [UpstreamHealth],
+      useFactory: (health: UpstreamHealth) => health.metricsOfThisProcess(),
     },
     OpsAccess,
   ],

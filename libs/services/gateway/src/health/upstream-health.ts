@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { localRequestHandler, type ReadinessCheck } from '@comanda/runtime';
+import { localRequestHandler, type MetricsSource, type ReadinessCheck } from '@comanda/runtime';
 import { UpstreamPools, type Upstream } from '../proxy/upstream-pools';
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -47,19 +47,47 @@ export class UpstreamHealth {
     };
   }
 
+  /**
+   * The metrics of the services of this process (standalone), served beside the gateway's
+   * own at its `/metrics`: their ports are internal and drawn at random, so the public port is
+   * the one an operator can scrape. A service that does not answer in time is left out of
+   * that scrape. Distributed, each service's pod is scraped itself: nothing to add.
+   */
+  metricsOfThisProcess(): MetricsSource {
+    return {
+      expositions: async () => {
+        const local = this.pools.all().filter((upstream) => localRequestHandler(upstream.origin));
+        const texts = await Promise.all(local.map((upstream) => this.metricsOf(upstream)));
+        return texts.filter((text): text is string => text !== undefined);
+      },
+    };
+  }
+
+  private async metricsOf(upstream: Upstream): Promise<string | undefined> {
+    const answer = await this.ask(upstream, '/metrics');
+    return answer?.status === 200 ? answer.body : undefined;
+  }
+
   private async probe(upstream: Upstream): Promise<UpstreamState> {
+    // Refused, reset or timed out: all of them mean "not ready", which is the answer.
+    return (await this.ask(upstream, '/health/ready'))?.status === 200 ? 'up' : 'down';
+  }
+
+  /** A GET to the upstream within the probe deadline; undefined when it did not answer. */
+  private async ask(
+    upstream: Upstream,
+    path: string,
+  ): Promise<{ status: number; body: string } | undefined> {
     try {
       const response = await upstream.pool.request({
         method: 'GET',
-        path: '/health/ready',
+        path,
         headersTimeout: PROBE_TIMEOUT_MS,
         bodyTimeout: PROBE_TIMEOUT_MS,
       });
-      await response.body.dump();
-      return response.statusCode === 200 ? 'up' : 'down';
+      return { status: response.statusCode, body: await response.body.text() };
     } catch {
-      // Refused, reset or timed out: all of them mean "not ready", which is the answer.
-      return 'down';
+      return undefined;
     }
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * More metrics to serve beside a service's own at its `/metrics` (Prometheus text format):
+ * provided under METRICS_SOURCE by the service's module. The standalone gateway gives the
+ * metrics of every service of its process, so that the one public port shows them all.
+ */
+export interface MetricsSource {
+  expositions(): Promise<string[]>;
+}
+
+export const METRICS_SOURCE = Symbol('METRICS_SOURCE');
+
+interface Family {
+  head: string[];
+  samples: string[];
+}
+
+/**
+ * Several registries' text expositions as one: the samples of a metric family named in more
+ * than one (the process metrics every service registers, under its own `service` label) are
+ * gathered under that family's first `# HELP` and `# TYPE`, which the format allows once.
+ */
+export function mergeExpositions(texts: readonly string[]): string {
+  const families = new Map<string, Family>();
+  for (const text of texts) {
+    let family: Family | undefined;
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const comment = /^# (HELP|TYPE) (\S+)/.exec(line);
+      if (comment) {
+        const name = comment[2];
+        family = families.get(name);
+        if (!family) {
+          family = { head: [], samples: [] };
+          families.set(name, family);
+        }
+        if (!family.head.some((kept) => kept.startsWith(`# ${comment[1]} `))) {
+          family.head.push(line);
+        }
+      } else if (family) {
+        family.samples.push(line);
+      }
+    }
+  }
+  // As prom-client writes a registry: each family's lines, a blank line between families.
+  return [...families.values()]
+    .map((family) => `${[...family.head, ...family.samples].join('\n')}\n`)
+    .join('\n');
+}
