@@ -31,6 +31,8 @@ async function main(logger: ReturnType<typeof createLogger>): Promise<void> {
 
   const publicUrl = snapshot.COMANDA_PUBLIC_URL ?? `http://localhost:${platform.port}`;
   const credentials = admin.file ? shortPath(admin.file) : undefined;
+  // The CLI talks to http://localhost:3000 unless told otherwise.
+  const url = publicUrl === 'http://localhost:3000' ? '' : ` --url ${publicUrl}`;
   const block = [
     'Comanda is ready',
     `  API        ${publicUrl}   (listening on ${config.HOST}:${platform.port})`,
@@ -43,8 +45,8 @@ async function main(logger: ReturnType<typeof createLogger>): Promise<void> {
       ? `  Admin      client "${admin.clientId}", secret in ${credentials}`
       : `  Admin      client "${admin.clientId}" from COMANDA_ADMIN_CLIENT_ID / COMANDA_ADMIN_CLIENT_SECRET`,
     credentials
-      ? `  Next       npm run comanda -- login --credentials-file ${credentials}`
-      : '  Next       npm run comanda -- login --tenant platform --client-id <id>  (secret in COMANDA_CLIENT_SECRET)',
+      ? `  Next       npm run comanda -- login${url} --credentials-file ${credentials}`
+      : `  Next       npm run comanda -- login${url} --tenant platform --client-id <id>  (secret in COMANDA_CLIENT_SECRET)`,
   ];
   logger.info(block.join('\n'));
 }

@@ -79,6 +79,10 @@ describe('standalone mode (npm start)', () => {
       intervalMs: 250,
     });
     expect(running.output()).toContain(`http://localhost:${port}`);
+    // Not on port 3000: the command it says to type next names the URL the CLI must use.
+    expect(running.output()).toContain(
+      `npm run comanda -- login --url http://localhost:${port} --credentials-file`,
+    );
     expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(existsSync(join(dataDir, 'admin-credentials.json'))).toBe(true);
 

@@ -7,6 +7,14 @@ class KeyedConfig extends RuntimeConfig {
   @IsOptional()
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'SIGNING_KEY must be 32 bytes in base64' })
   SIGNING_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^\d+$/, { message: 'TOKEN_LIFETIME_SECONDS must be a number of seconds' })
+  TOKEN_LIFETIME_SECONDS?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z]+$/, { message: 'PARTNER_TOKEN must be lower-case letters' })
+  PARTNER_TOKEN?: string;
 }
 
 describe('loadConfig', () => {
@@ -62,15 +70,23 @@ describe('loadConfig', () => {
     );
   });
 
-  it('never quotes a key or secret, nor the password of a URL, in the line that refuses it', () => {
+  it('never quotes a key, secret or token, nor the password of a URL, in the line that refuses it', () => {
     expect(() =>
       loadConfig(KeyedConfig, {
         SIGNING_KEY: 'almost-a-key',
+        PARTNER_TOKEN: 'Tok3n',
         DATABASE_URL: 'mysql://app:s3cret@db:3306/comanda',
       }),
     ).toThrow(
       'invalid setting SIGNING_KEY=<not shown: 12 characters> (must be 32 bytes in base64); ' +
+        'PARTNER_TOKEN=<not shown: 5 characters> (must be lower-case letters); ' +
         'DATABASE_URL="mysql://app:***@db:3306/comanda" (must be a postgres:// URL)',
+    );
+  });
+
+  it('quotes a token lifetime, which is no secret', () => {
+    expect(() => loadConfig(KeyedConfig, { TOKEN_LIFETIME_SECONDS: '10s' })).toThrow(
+      'invalid setting TOKEN_LIFETIME_SECONDS="10s" (must be a number of seconds)',
     );
   });
 });

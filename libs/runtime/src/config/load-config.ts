@@ -29,7 +29,8 @@ export function loadConfig<T extends object>(type: new () => T, env: RuntimeEnv)
 }
 
 /** Settings whose values are credentials: never quoted in a log line, however wrong. */
-const SECRET_SETTING = /KEY|SECRET|PEPPER|PASSWORD|TOKEN/i;
+// A token's lifetime or audience is no secret; a token is.
+const SECRET_SETTING = /KEY|SECRET|PEPPER|PASSWORD|TOKEN(?!_LIFETIME|_AUDIENCE)/i;
 
 /**
  * The value as the user typed it, for the line that says what is wrong with it: a key or
