@@ -37,6 +37,7 @@ import {
 } from './dead-letters/dead-letters.controller';
 import { HealthController } from './health/health.controller';
 import { registerLocalListener } from './in-process/local-listeners';
+import { MoreMetrics } from './metrics/merge-expositions';
 import { serveMetrics } from './metrics/service-metrics';
 import {
   RUNTIME_ENV,
@@ -277,7 +278,7 @@ function rootModule(
   const controllers = definition.database
     ? [HealthController, DeadLettersController]
     : [HealthController];
-  @Module({ imports, controllers })
+  @Module({ imports, controllers, providers: [MoreMetrics] })
   class ServiceRootModule {}
   Object.defineProperty(ServiceRootModule, 'name', { value: `${pascal(definition.name)}Root` });
   return { module: ServiceRootModule };

@@ -1,3 +1,5 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+
 /**
  * More metrics to serve beside a service's own at its `/metrics` (Prometheus text format):
  * provided under METRICS_SOURCE by the service's module. The standalone gateway gives the
@@ -8,6 +10,12 @@ export interface MetricsSource {
 }
 
 export const METRICS_SOURCE = Symbol('METRICS_SOURCE');
+
+/** Holds the service's METRICS_SOURCE, if its module exports one (most do not). */
+@Injectable()
+export class MoreMetrics {
+  constructor(@Optional() @Inject(METRICS_SOURCE) readonly source?: MetricsSource) {}
+}
 
 interface Family {
   head: string[];

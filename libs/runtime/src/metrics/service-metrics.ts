@@ -3,7 +3,7 @@ import type { MessageBus } from '@comanda/messaging';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { METRICS_SOURCE, mergeExpositions, type MetricsSource } from './merge-expositions';
+import { MoreMetrics, mergeExpositions } from './merge-expositions';
 import { RouteDurations } from './route-durations';
 
 /** Seconds: the upper bounds of the request duration histogram's buckets. */
@@ -117,20 +117,11 @@ export function serveMetrics(
     }
     done();
   });
-  const more = optionalProvider<MetricsSource>(app, METRICS_SOURCE);
+  const more = app.get(MoreMetrics).source;
   fastify.get('/metrics', async (_request, reply) => {
     const own = await registry.metrics();
     const text = more ? mergeExpositions([own, ...(await more.expositions())]) : own;
     // prom-client writes NaN as "Nan"; the exposition format (and strict parsers) say "NaN".
     return reply.type(registry.contentType).send(text.replace(/ Nan$/gm, ' NaN'));
   });
-}
-
-/** A provider the service's module may give, or undefined. */
-function optionalProvider<T>(app: NestFastifyApplication, token: symbol): T | undefined {
-  try {
-    return app.get<T>(token, { strict: false });
-  } catch {
-    return undefined;
-  }
 }

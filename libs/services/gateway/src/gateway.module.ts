@@ -64,6 +64,6 @@ import { GatewayRateLimiter } from './rate-limit/gateway-rate-limiter';
     },
     OpsAccess,
   ],
-  exports: [READINESS_CHECK],
+  exports: [READINESS_CHECK, METRICS_SOURCE],
 })
 export class GatewayModule {}
