@@ -18,7 +18,7 @@ const ADVISORY_CHECKS = new Set(['bus']);
  * the API needs only the database, and events wait in the outbox while the broker is away,
  * so a broker outage must not take every replica out of its Service. A bus that is down is
  * listed under `degraded`.
- * Not ready yet (while starting, or a lost connection) answers 503 with the same body as
+ * Not ready yet (while starting, or with the database lost) answers 503 with the same body as
  * `@nestjs/terminus`, but is no error: nothing is thrown or logged at error level, so a
  * probe during start-up does not look like a failure in the logs.
  */
