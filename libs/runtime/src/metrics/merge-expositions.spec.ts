@@ -39,6 +39,18 @@ describe('mergeExpositions', () => {
     expect(merged.endsWith('\n')).toBe(true);
   });
 
+  it('takes the process’s own metrics from the first exposition only: every registry of the process repeats them', async () => {
+    const registries = ['gateway', 'orders'].map((service) => {
+      const registry = serviceRegistry(service, 1);
+      new Counter({ name: 'process_things_total', help: 'P', registers: [registry] }).inc(7);
+      return registry;
+    });
+    const merged = mergeExpositions(await Promise.all(registries.map((r) => r.metrics())));
+    expect(merged).toContain('process_things_total{service="gateway"} 7');
+    expect(merged).not.toContain('process_things_total{service="orders"}');
+    expect(merged).toContain('things_total{service="orders"} 1');
+  });
+
   it('gives one registry’s exposition back as it was', async () => {
     const text = await serviceRegistry('auth', 2).metrics();
     expect(mergeExpositions([text])).toBe(text);

@@ -23,19 +23,30 @@ interface Family {
 }
 
 /**
+ * The metrics prom-client collects of the process itself (`collectDefaultMetrics`): every
+ * registry of a process gives the same values, each under its own `service` label.
+ */
+const PROCESS_WIDE = /^(nodejs|process)_/;
+
+/**
  * Several registries' text expositions as one: the samples of a metric family named in more
- * than one (the process metrics every service registers, under its own `service` label) are
- * gathered under that family's first `# HELP` and `# TYPE`, which the format allows once.
+ * than one are gathered under that family's first `# HELP` and `# TYPE`, which the format
+ * allows once. All the registries are of one process: its process-wide families are taken
+ * from the first exposition only, not repeated once per service.
  */
 export function mergeExpositions(texts: readonly string[]): string {
   const families = new Map<string, Family>();
-  for (const text of texts) {
+  texts.forEach((text, index) => {
     let family: Family | undefined;
     for (const line of text.split('\n')) {
       if (line === '') continue;
       const comment = /^# (HELP|TYPE) (\S+)/.exec(line);
       if (comment) {
         const name = comment[2];
+        if (index > 0 && PROCESS_WIDE.test(name)) {
+          family = undefined;
+          continue;
+        }
         family = families.get(name);
         if (!family) {
           family = { head: [], samples: [] };
@@ -48,7 +59,7 @@ export function mergeExpositions(texts: readonly string[]): string {
         family.samples.push(line);
       }
     }
-  }
+  });
   // As prom-client writes a registry: each family's lines, a blank line between families.
   return [...families.values()]
     .map((family) => `${[...family.head, ...family.samples].join('\n')}\n`)
