@@ -43,6 +43,8 @@ export {
 export {
   addPreviousSecretColumns,
   dropPreviousSecretColumns,
+  previousSecretColumn,
+  previousSecretLabel,
   resealColumn,
   sealPlaintextColumn,
   unsealColumn,

@@ -94,6 +94,23 @@ export async function resealColumn(
 }
 
 /**
+ * The label of the secret a rollover replaced (ADR 0070), kept beside the one sealed under
+ * `label`: a value moved between the two columns does not open.
+ */
+export function previousSecretLabel(label: string): string {
+  return `${label}:previous`;
+}
+
+/** Where a table keeps the secret a rollover replaced, beside `column` (same table and key). */
+export function previousSecretColumn(column: SealedColumn): SealedColumn {
+  return {
+    ...column,
+    sealed: 'previous_secret_sealed',
+    label: (key) => previousSecretLabel(column.label(key)),
+  };
+}
+
+/**
  * For the migration that lets a table keep a secret for a while (the secret a rollover
  * replaced, ADR 0070): `previous_secret_sealed` and `previous_secret_until`, both NULL or
  * both set. `table` is quoted and qualified; `dropPreviousSecretColumns` undoes it.

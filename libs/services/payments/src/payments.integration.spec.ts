@@ -692,7 +692,7 @@ describe('capture retries until the reservation expires (rule 6)', () => {
     const oldBox = new SecretBox(Buffer.from(SECRETS_KEY, 'base64url'));
     for (const [column, label, secret] of [
       ['signing_secret_sealed', `payments.merchants:${MERCHANT}`, rolled],
-      ['previous_secret_sealed', `payments.merchants.previous:${MERCHANT}`, SECRET],
+      ['previous_secret_sealed', `payments.merchants:${MERCHANT}:previous`, SECRET],
     ] as const) {
       expect(after[column]).not.toBe(before[column]);
       expect(newBox.open(after[column] as string, label)).toBe(secret);

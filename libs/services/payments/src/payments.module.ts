@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OutboundHttp, outboundPolicyFor } from '@comanda/outbound';
+import { previousSecretColumn } from '@comanda/security';
 import {
   loadConfig,
   RUNTIME_ENV,
@@ -10,11 +11,7 @@ import {
 import { PaymentSagaConsumer } from './consumers/payment-saga.consumer';
 import { MerchantsController } from './http/merchants.controller';
 import { PaymentsController } from './http/payments.controller';
-import {
-  MerchantRepository,
-  merchantPreviousSecretColumn,
-  merchantSecretColumn,
-} from './persistence/merchant.repository';
+import { MerchantRepository, merchantSecretColumn } from './persistence/merchant.repository';
 import { PaymentRepository } from './persistence/payment.repository';
 import { PaymentsConfig } from './payments.config';
 import { OperationSender } from './sending/operation-sender';
@@ -47,7 +44,10 @@ import { StartPayment } from './usecases/start-payment/start-payment.usecase';
     // Merchants' signing secrets are sealed at rest under COMANDA_SECRETS_KEY (ADR 0033).
     ...sealedSecretsProviders({
       service: 'payments',
-      columns: (schema) => [merchantSecretColumn(schema), merchantPreviousSecretColumn(schema)],
+      columns: (schema) => [
+        merchantSecretColumn(schema),
+        previousSecretColumn(merchantSecretColumn(schema)),
+      ],
     }),
     PaymentRepository,
     MerchantRepository,

@@ -1,4 +1,4 @@
-import type { SealedColumn } from '@comanda/security';
+import { previousSecretLabel, type SealedColumn } from '@comanda/security';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
@@ -40,19 +40,9 @@ export function merchantSecretLabel(merchantId: string): string {
   return `notifications.merchant_secrets:${merchantId}`;
 }
 
-/** The previous secret's own label: a value moved between the two columns does not open. */
+/** The secret the merchant's last save replaced, kept during its grace (ADR 0070). */
 export function merchantPreviousSecretLabel(merchantId: string): string {
-  return `notifications.merchant_secrets.previous:${merchantId}`;
-}
-
-/** The sealed previous secret, for re-sealing after a key change. */
-export function merchantPreviousSecretColumn(schema: string): SealedColumn {
-  return {
-    table: `"${schema}"."merchant_secrets"`,
-    key: 'merchant_id',
-    sealed: 'previous_secret_sealed',
-    label: merchantPreviousSecretLabel,
-  };
+  return previousSecretLabel(merchantSecretLabel(merchantId));
 }
 
 /** The sealed column, for the migration that sealed it and for re-sealing after a key change. */

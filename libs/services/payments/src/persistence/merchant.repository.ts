@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@comanda/persistence';
-import { SecretBox, type SealedColumn } from '@comanda/security';
+import { previousSecretLabel, SecretBox, type SealedColumn } from '@comanda/security';
 import type { Merchant } from '../domain/merchant';
 import { table } from './payment.repository';
 
@@ -37,16 +37,6 @@ export function merchantSecretColumn(schema: string): SealedColumn {
     key: 'id',
     sealed: 'signing_secret_sealed',
     label: merchantSecretLabel,
-  };
-}
-
-/** Where the secret a save replaced is kept during its grace (ADR 0070), sealed the same way. */
-export function merchantPreviousSecretColumn(schema: string): SealedColumn {
-  return {
-    table: `"${schema}"."merchants"`,
-    key: 'id',
-    sealed: 'previous_secret_sealed',
-    label: merchantPreviousSecretLabel,
   };
 }
 
@@ -146,9 +136,9 @@ function merchantSecretLabel(id: string): string {
   return `payments.merchants:${id}`;
 }
 
-/** The previous secret's own label: a value moved between the two columns does not open. */
+/** The secret a save replaced, kept during its grace (ADR 0070). */
 function merchantPreviousSecretLabel(id: string): string {
-  return `payments.merchants.previous:${id}`;
+  return previousSecretLabel(merchantSecretLabel(id));
 }
 
 function toMerchant(row: MerchantRow): Merchant {
