@@ -80,8 +80,8 @@ export class OutboxRelay {
   private batching: Promise<unknown> = Promise.resolve();
   /** Publishes failed in a row for the broker or the network (reset by one that works). */
   private transientFailures = 0;
-  /** Of those, the ones not reported yet, and when the last report was written. */
-  private transientUnreported = 0;
+  /** How many of those the last report covered, and when the streak was last reported. */
+  private transientReported = 0;
   private transientReportedAt = 0;
   private nextCleanupAt = 0;
   /**
@@ -221,7 +221,7 @@ export class OutboxRelay {
         );
       }
       this.transientFailures = 0;
-      this.transientUnreported = 0;
+      this.transientReported = 0;
     }
     return { claimed: rows.length, published: published.length };
   }
@@ -310,6 +310,9 @@ export class OutboxRelay {
       error instanceof BusClosedError ||
       classifyFailure(error) === 'infrastructure';
     const failures = transient ? ++this.transientFailures : row.attempts + 1;
+    // A streak starts now, before the awaits below: the failures of the same round, which
+    // finish their writes in any order, fall within its first report's interval.
+    if (transient && failures === 1) this.transientReportedAt = Date.now();
     const delay = backoffMs(failures, this.retryBaseMs, this.retryMaxMs);
     const reason = describeError(error);
     const [rows]: [Array<{ dead: boolean }>, number] = await this.dataSource.query(
@@ -343,16 +346,15 @@ export class OutboxRelay {
    * line per event and round (with 500 aggregates waiting, that was 500 warnings a round).
    */
   private reportTransient(row: ClaimedRow, reason: string, failures: number): void {
-    this.transientUnreported += 1;
     const now = Date.now();
     if (failures > 1 && now - this.transientReportedAt < REPEATED_FAILURE_REPORT_MS) return;
     this.logger.warn(
       failures === 1
         ? `publishing ${row.event.type} ${row.event.id} failed (the broker or the network, not counted), publishing again in the next round: ${reason}`
-        : `${this.transientUnreported} more publish(es) failed (the broker or the network, not counted; ${failures} in a row), each published again in the next round; the last: ${reason} (reported every ${REPEATED_FAILURE_REPORT_MS / 1_000} s while it lasts)`,
+        : `${failures - this.transientReported} more publish(es) failed (the broker or the network, not counted; ${failures} in a row), each published again in the next round; the last: ${reason} (reported every ${REPEATED_FAILURE_REPORT_MS / 1_000} s while it lasts)`,
     );
     this.transientReportedAt = now;
-    this.transientUnreported = 0;
+    this.transientReported = Math.max(this.transientReported, failures);
   }
 
   /**
