@@ -7,6 +7,7 @@ import { UnitOfWork } from '@comanda/persistence';
 import { SecretBox } from '@comanda/security';
 import { lockWaiters, waitFor } from '@comanda/testing';
 import { PaymentView } from './http/payment.view';
+import { LISTED_IGNORED_EVENTS } from './domain/payment';
 import { FakePartner, succeed, type ReceivedOperation } from './testing/fake-partner';
 import { PaymentsHarness, SECRET, SECRETS_KEY, TENANT } from './testing/payments-harness';
 import { ConfigureMerchant } from './usecases/configure-merchant/configure-merchant.usecase';
@@ -436,6 +437,42 @@ describe('payments service with a partner over HTTP (real PostgreSQL and RabbitM
         .sort(),
     ).toEqual(['registration_failed', 'registration_succeeded']);
     expect(harness.typesOf(orderId)).toEqual([EventTypes.PaymentRegistered]);
+  });
+
+  it('lists the first ignored partner events one by one and counts the later ones on the last of them', async () => {
+    harness.partner.script('manual', () => ({ status: 202 }));
+    const orderId = await harness.checkout(MERCHANT, 'manual');
+    const registration = await waitFor('the registration request', async () => {
+      const id = await harness.paymentIdOf(orderId);
+      return id ? harness.partner.operationsOf(id)[0] : undefined;
+    });
+    // Out of order every time (a capture before any authorization): each one is ignored.
+    const sent = LISTED_IGNORED_EVENTS + 3;
+    for (let i = 0; i < sent; i++) {
+      await harness.partnerEvent(registration.body, 'capture_succeeded');
+    }
+    const payment = await waitFor('every ignored event recorded', async () => {
+      const read = await paymentOf(harness, orderId);
+      const last = read.events.at(-1);
+      return read.events.length === 1 + LISTED_IGNORED_EVENTS && last?.repeats === 4 && read;
+    });
+    const ignored = payment.events.slice(1);
+    expect(ignored.every((event) => event.trigger === 'capture_succeeded' && !event.applied)).toBe(
+      true,
+    );
+    expect(ignored.slice(0, -1).every((event) => event.repeats === 1)).toBe(true);
+    expect(ignored.slice(0, -1).every((event) => event.lastRecordedAt === null)).toBe(true);
+    expect(Date.parse(String(ignored.at(-1)?.lastRecordedAt))).toBeGreaterThanOrEqual(
+      Date.parse(String(ignored.at(-1)?.recordedAt)),
+    );
+    // An applied event is listed as ever after the ignored ones reached their limit.
+    await harness.partnerEvent(registration.body, 'registration_succeeded');
+    const after = await waitForState(harness, orderId, 'authorization_pending');
+    expect(after.events.at(-1)).toMatchObject({
+      trigger: 'registration_succeeded',
+      applied: true,
+      repeats: 1,
+    });
   });
 
   it('picks the saga up after restarts: events that arrived while it was down, and deadlines set before', async () => {

@@ -3,6 +3,7 @@ import { PaymentsConfig } from './payments.config';
 import { secretBoxFrom } from '@comanda/security';
 import { AddAnnulmentRetries1767000000000 } from './persistence/add-annulment-retries.migration';
 import { AddPreviousMerchantSecret1768000000000 } from './persistence/add-previous-merchant-secret.migration';
+import { AddIgnoredEventRepeats1769000000000 } from './persistence/add-ignored-event-repeats.migration';
 import { CreatePaymentTables1764000000000 } from './persistence/create-payment-tables.migration';
 import { sealMerchantAnnouncements } from './persistence/seal-merchant-announcements.migration';
 import { sealMerchantSecrets } from './persistence/seal-merchant-secrets.migration';
@@ -27,6 +28,7 @@ export const paymentsService: ServiceDefinition = {
         sealMerchantAnnouncements(box),
         AddAnnulmentRetries1767000000000,
         AddPreviousMerchantSecret1768000000000,
+        AddIgnoredEventRepeats1769000000000,
       ];
     },
   },

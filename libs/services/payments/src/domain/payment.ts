@@ -38,6 +38,14 @@ export interface PaymentOperation {
   deadlineAt: Date;
 }
 
+/**
+ * Ignored events (duplicates, late or out-of-order ones) a payment lists one by one; past
+ * these, each is counted on the last one listed (`repeats`), so a partner that keeps posting
+ * events the saga ignores cannot grow the payment without bound. Applied events are bounded
+ * by the saga itself (its operations and their retries).
+ */
+export const LISTED_IGNORED_EVENTS = 20;
+
 /** One thing that happened to a payment, applied or not (duplicates are recorded too). */
 export interface PaymentEventRecord {
   trigger: string;
@@ -50,6 +58,10 @@ export interface PaymentEventRecord {
   stateAfter: PaymentState;
   occurredAt: Date | null;
   recordedAt: Date;
+  /** This event and the ignored ones counted on it (1 for every event but the last listed). */
+  repeats: number;
+  /** When the latest event counted on this one was recorded (null while `repeats` is 1). */
+  lastRecordedAt: Date | null;
 }
 
 /** The operation request body of ARCHITECTURE.md, sent byte for byte on every retry. */

@@ -1,6 +1,7 @@
 import { PAYMENT_OPERATION_TYPES } from '@comanda/contracts';
 import { PAYMENT_STATES } from '../domain/payment-state-machine';
 import { ApiProperty } from '@nestjs/swagger';
+import { LISTED_IGNORED_EVENTS } from '../domain/payment';
 import type { PaymentDetails } from '../usecases/get-payment/get-payment.usecase';
 
 class MoneyView {
@@ -36,6 +37,16 @@ class PaymentEventView {
   @ApiProperty() stateAfter!: string;
   @ApiProperty({ nullable: true, type: String }) occurredAt!: string | null;
   @ApiProperty() recordedAt!: string;
+  @ApiProperty({
+    description: `This event and the later ignored ones counted on it: a payment lists its first ${LISTED_IGNORED_EVENTS} ignored events, and counts each one after them on the last one listed`,
+  })
+  repeats!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'When the latest event counted on this one was recorded',
+  })
+  lastRecordedAt!: string | null;
 }
 
 export class PaymentView {
@@ -94,6 +105,8 @@ export class PaymentView {
         stateAfter: event.stateAfter,
         occurredAt: iso(event.occurredAt),
         recordedAt: event.recordedAt.toISOString(),
+        repeats: event.repeats,
+        lastRecordedAt: iso(event.lastRecordedAt),
       })),
     };
   }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { PaymentOperationType } from '@comanda/contracts';
 import { isUuid, schemaOf, type Tx } from '@comanda/persistence';
-import type {
-  OperationStatus,
-  Payment,
-  PaymentEventRecord,
-  PaymentOperation,
+import {
+  LISTED_IGNORED_EVENTS,
+  type OperationStatus,
+  type Payment,
+  type PaymentEventRecord,
+  type PaymentOperation,
 } from '../domain/payment';
 import type { PaymentState } from '../domain/payment-state-machine';
 
@@ -53,6 +54,8 @@ interface EventRow {
   state_after: PaymentState;
   occurred_at: Date | null;
   recorded_at: Date;
+  repeats: number;
+  last_recorded_at: Date | null;
 }
 
 export interface NewOperation {
@@ -194,12 +197,32 @@ export class PaymentRepository {
     );
   }
 
+  /**
+   * Records a trigger the payment saw, in the transaction that locked the payment. Past
+   * `LISTED_IGNORED_EVENTS` ignored ones, an ignored trigger is counted on the last of them
+   * instead of listed.
+   */
   async record(
     tx: Tx,
     paymentId: string,
-    event: Omit<PaymentEventRecord, 'recordedAt'>,
+    event: Omit<PaymentEventRecord, 'recordedAt' | 'repeats' | 'lastRecordedAt'>,
     now: Date,
   ): Promise<void> {
+    if (!event.applied) {
+      const [listed] = (await tx.query(
+        `SELECT count(*)::int AS ignored, max(id) AS latest
+           FROM ${table(tx, 'payment_events')} WHERE payment_id = $1 AND NOT applied`,
+        [paymentId],
+      )) as Array<{ ignored: number; latest: string | null }>;
+      if (listed.ignored >= LISTED_IGNORED_EVENTS) {
+        await tx.query(
+          `UPDATE ${table(tx, 'payment_events')}
+              SET repeats = repeats + 1, last_recorded_at = $2 WHERE id = $1`,
+          [listed.latest, now],
+        );
+        return;
+      }
+    }
     await tx.query(
       `INSERT INTO ${table(tx, 'payment_events')} (payment_id, trigger, event_id, operation_id, reason,
          applied, note, state_before, state_after, occurred_at, recorded_at)
@@ -244,7 +267,7 @@ export class PaymentRepository {
   async eventsOf(tx: Tx, paymentId: string): Promise<PaymentEventRecord[]> {
     const rows: EventRow[] = await tx.query(
       `SELECT trigger, event_id, operation_id, reason, applied, note, state_before, state_after,
-              occurred_at, recorded_at
+              occurred_at, recorded_at, repeats, last_recorded_at
        FROM ${table(tx, 'payment_events')} WHERE payment_id = $1 ORDER BY id`,
       [paymentId],
     );
@@ -259,6 +282,8 @@ export class PaymentRepository {
       stateAfter: row.state_after,
       occurredAt: row.occurred_at,
       recordedAt: row.recorded_at,
+      repeats: row.repeats,
+      lastRecordedAt: row.last_recorded_at,
     }));
   }
 }
