@@ -83,7 +83,7 @@ export class RateLimitedError extends ProblemError {
 }
 
 /** Seconds a caller is asked to wait when a service does not answer (as for its database). */
-const UPSTREAM_RETRY_AFTER_SECONDS = 5;
+export const UPSTREAM_RETRY_AFTER_SECONDS = 5;
 
 export class UpstreamUnavailableError extends ProblemError {
   constructor(upstream: string, cause: unknown) {

@@ -2,6 +2,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { startService, type RunningService } from '@comanda/runtime';
 import { gatewayService } from './gateway.service-definition';
+import { UPSTREAM_RETRY_AFTER_SECONDS } from './gateway.errors';
 import { chunkedBody, send } from './testing/raw-http';
 import { startTestIssuer, type TestIssuer } from './testing/test-issuer';
 import { startTestUpstream, unusedUrl, type TestUpstream } from './testing/test-upstream';
@@ -800,6 +801,7 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
       headers: await bearer('platform', 'ops', 'platform:admin'),
     });
     expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe(String(UPSTREAM_RETRY_AFTER_SECONDS));
     expect(response.json()).toMatchObject({ code: 'upstream.not_ready' });
     // Which are down, and which answer: an operator sees the whole picture in one call.
     expect(response.json().detail).toMatch(

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ProblemError } from '@comanda/http';
 import { Public } from '@comanda/security';
+import { UPSTREAM_RETRY_AFTER_SECONDS } from '../gateway.errors';
 import { UpstreamHealth, type UpstreamState } from './upstream-health';
 
 /**
@@ -27,6 +28,8 @@ export class UpstreamHealthController {
         code: 'upstream.not_ready',
         title: 'Upstreams not ready',
         detail: `Not ready: ${down.join(', ')}.${up.length > 0 ? ` Ready: ${up.join(', ')}.` : ''}`,
+        // As for a request the gateway cannot forward: the upstreams are looked at again then.
+        headers: { 'Retry-After': String(UPSTREAM_RETRY_AFTER_SECONDS) },
       });
     }
     return { status: 'ok', upstreams };
