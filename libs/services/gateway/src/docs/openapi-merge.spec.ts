@@ -37,4 +37,46 @@ describe('OpenAPI merge', () => {
     expect(merged.tags).toEqual([{ name: 'admin' }, { name: 'orders' }]);
     expect(merged['x-comanda-unavailable-services']).toEqual(['payments']);
   });
+
+  it('marks the OAuth endpoints and partner events as needing neither a bearer token nor X-Api-Version', () => {
+    const version = { name: 'X-Api-Version', in: 'header', required: true };
+    const tenant = { name: 'tenantId', in: 'path', required: true };
+    const merged = mergeOpenApiDocuments(
+      [
+        {
+          upstream: 'auth',
+          document: {
+            paths: {
+              '/auth/{tenantId}/connect/token': { post: { parameters: [version, tenant] } },
+              '/auth/{tenantId}/.well-known/jwks.json': { get: { parameters: [version] } },
+              '/admin/tenants': { get: { parameters: [version] } },
+            },
+          },
+        },
+        {
+          upstream: 'notifications',
+          document: {
+            paths: {
+              '/notifications/merchants/{merchantId}/events': {
+                post: { parameters: [version], summary: 'a partner event' },
+              },
+            },
+          },
+        },
+      ],
+      [],
+    );
+    expect(merged.security).toEqual([{ bearer: [] }]);
+    expect(merged.paths?.['/auth/{tenantId}/connect/token']).toEqual({
+      post: { parameters: [tenant], security: [] },
+    });
+    expect(merged.paths?.['/auth/{tenantId}/.well-known/jwks.json']).toEqual({
+      get: { parameters: [], security: [] },
+    });
+    expect(merged.paths?.['/notifications/merchants/{merchantId}/events']).toEqual({
+      post: { parameters: [], summary: 'a partner event', security: [] },
+    });
+    // Everything else keeps the document's bearer requirement and the version header.
+    expect(merged.paths?.['/admin/tenants']).toEqual({ get: { parameters: [version] } });
+  });
 });

@@ -1,3 +1,4 @@
+import { isVersionExempt } from '../routing/request-policy';
 import { owningUpstream } from '../routing/route-table';
 import type { UpstreamName } from '../routing/upstream';
 
@@ -34,6 +35,7 @@ export function mergeOpenApiDocuments(
     for (const [path, operations] of Object.entries(document.paths ?? {})) {
       if (owningUpstream(path) !== upstream) continue;
       paths[path] = { ...operations, ...paths[path] };
+      if (isVersionExempt(path)) paths[path] = withoutBearerOrVersion(paths[path]);
     }
     for (const [kind, entries] of Object.entries(document.components ?? {})) {
       components[kind] = { ...entries, ...components[kind] };
@@ -47,7 +49,7 @@ export function mergeOpenApiDocuments(
       title: 'Comanda API',
       version: '0',
       description:
-        'The public API of Comanda, served through the gateway. Every request carries `X-Api-Version: 0` and a bearer token from `POST /auth/{tenant}/connect/token`.',
+        'The public API of Comanda, served through the gateway. Every request carries `X-Api-Version: 0` and a bearer token from `POST /auth/{tenant}/connect/token`, except those to the OAuth endpoints themselves and the partner events (signed instead).',
     },
     servers: [{ url: '/' }],
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
@@ -56,4 +58,41 @@ export function mergeOpenApiDocuments(
     security: [{ bearer: [] }],
     'x-comanda-unavailable-services': [...unavailable],
   };
+}
+
+interface Operation {
+  parameters?: Array<{ name?: unknown; in?: unknown }>;
+  [member: string]: unknown;
+}
+
+/**
+ * The operations of a path reached without a bearer token and without `X-Api-Version` (the
+ * OAuth endpoints, partner events: `isVersionExempt`, as the gateway checks them), as such:
+ * no security requirement (the document's default is the bearer token) and no version
+ * header, which every service's own document lists for all of its operations. A client
+ * generated from the document would otherwise send a token it cannot have yet.
+ */
+function withoutBearerOrVersion(operations: Record<string, unknown>): Record<string, unknown> {
+  const open: Record<string, unknown> = {};
+  for (const [method, value] of Object.entries(operations)) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      open[method] = value;
+      continue;
+    }
+    const operation = value as Operation;
+    const parameters = operation.parameters?.filter(
+      (parameter) =>
+        !(
+          parameter.in === 'header' &&
+          typeof parameter.name === 'string' &&
+          parameter.name.toLowerCase() === 'x-api-version'
+        ),
+    );
+    open[method] = {
+      ...operation,
+      ...(parameters === undefined ? {} : { parameters }),
+      security: [],
+    };
+  }
+  return open;
 }
