@@ -22,6 +22,7 @@ describe('a placed report’s orderName, shown to the guest and in the e-mail su
     ['letters of other scripts', 'Tisch 7 – Müller / 山田 / محمد'],
     ['a right-to-left name with its marks', '\u200fשולחן 5\u200f'],
     ['an emoji', '🍕 12'],
+    ['a Braille pattern with dots', '\u2801\u2803'],
     ['a name with inner spaces and a joiner between letters', 'Ana\u200dMaria 3'],
   ])('takes %s', async (_name, value) => {
     expect(await orderNameErrors(value)).toEqual([]);
@@ -35,6 +36,8 @@ describe('a placed report’s orderName, shown to the guest and in the e-mail su
     ['the Hangul filler', '\u3164'],
     ['a lone combining mark', '\u0301'],
     ['a no-break space', '\u00a0'],
+    ['the blank Braille pattern', '\u2800'],
+    ['a soft hyphen and the blank Braille pattern', '\u00ad\u2800'],
   ])('refuses %s: no visible text', async (_name, value) => {
     expect(await orderNameErrors(value)).toEqual(['orderName must contain visible text']);
   });

@@ -89,9 +89,10 @@ export function IsDateTime(): PropertyDecorator {
 /**
  * A character people see: a letter, digit, punctuation or symbol that is not one of the
  * characters Unicode says to draw as nothing (zero-width spaces and joiners, the Hangul
- * fillers, ...). Marks alone, spaces and format characters are not.
+ * fillers, ...), nor the blank Braille pattern (U+2800, a symbol with no dot, which draws
+ * as a space). Marks alone, spaces and format characters are not.
  */
-const VISIBLE = /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{N}\p{P}\p{S}]/u;
+const VISIBLE = /(?![\p{Default_Ignorable_Code_Point}\u2800])[\p{L}\p{N}\p{P}\p{S}]/u;
 
 /**
  * Controls (C0, DEL and C1 with NEL), Unicode's line and paragraph separators, and the bidi
