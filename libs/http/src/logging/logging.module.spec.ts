@@ -114,6 +114,19 @@ describe('JSON logs', () => {
     expect(line).toMatchObject({ level: 50, service: 'kit-test', res: { statusCode: 500 } });
   });
 
+  it('logs a rate limit answered 500 (the partner event receiver) as the refusal it is, not an error', async () => {
+    const response = await call(`${url}/notifications/merchants/m1/limited`, {
+      headers: { 'x-request-id': 'log-limit' },
+    });
+    expect(response.status).toBe(500);
+    expect(response.json()).toMatchObject({ code: 'request.rate_limited' });
+    const line = await lineOf('log-limit', 'request completed');
+    expect(line).toMatchObject({ level: 30, res: { statusCode: 500 } });
+    expect(
+      lines().filter((entry) => entry.requestId === 'log-limit' && Number(entry.level) >= 40),
+    ).toEqual([]);
+  });
+
   it.each([
     ['/unavailable', 503, 'log-6'],
     ['/entities/shop/unavailable', 500, 'log-7'],

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceLogger } from './logging.module';
+import { callerRefusedAs500 } from '../problem/caller-refusal';
 import { failedForOutage } from '../problem/reply-with-problem';
 import { isSecretName, redactRecord, redactUrl } from './redact-url';
 
@@ -120,7 +121,8 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     // Handed off in process: the gateway's line is this exchange's line.
     if (forwarded !== undefined && forwarded.by !== request) return;
     if ((request.raw.socket as MarkedSocket | null)?.[FORWARDED_CONNECTION]) return;
-    const failed = status !== undefined && status >= 500;
+    // A rate limit answered 500 where nothing else may be answered is the caller's doing.
+    const failed = status !== undefined && status >= 500 && !callerRefusedAs500(request);
     // An upstream or the database away is an outage to see, not one error line per caller.
     const outage = failed && (OUTAGE_STATUSES.has(status) || failedForOutage(request));
     const level = outage ? 'warn' : failed ? 'error' : 'info';

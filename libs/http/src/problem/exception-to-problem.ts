@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { problemFromFastifyError } from '../fastify/fastify-errors';
 import { urlPath } from '../request/url-path';
 import { allowedMethods, MethodNotAllowedError } from '../routing/allowed-methods';
+import { markCallerRefusedAs500 } from './caller-refusal';
 import { problemFromDatabaseError } from './database-errors';
 import { OAuthError } from './oauth.error';
 import { ProblemError } from './problem.error';
@@ -75,6 +76,7 @@ function withinListedStatuses(mapped: MappedProblem, request: FastifyRequest): M
   for (const { prefix, statuses } of LISTED_STATUSES) {
     const status = statuses.get(problem.status);
     if (status === undefined || !request.url.startsWith(prefix)) continue;
+    if (problem.status < 500) markCallerRefusedAs500(request);
     return {
       ...mapped,
       problem: new ProblemError({

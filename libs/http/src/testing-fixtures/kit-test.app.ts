@@ -125,6 +125,18 @@ class KitTestController {
     throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
   }
 
+  /** A rate limit where the path lists no 429: the partner's event receiver answers it 500. */
+  @Get('notifications/merchants/:merchantId/limited')
+  limited(): never {
+    throw new ProblemError({
+      status: 429,
+      code: 'request.rate_limited',
+      title: 'Too many requests',
+      detail: 'Too many requests.',
+      headers: { 'Retry-After': '1' },
+    });
+  }
+
   @Get('kitchen')
   kitchen(): never {
     throw new KitchenClosedError();
