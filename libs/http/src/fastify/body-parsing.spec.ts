@@ -267,6 +267,36 @@ describe('request bodies', () => {
     expect((await postJsonText('{"x":1.7976931348623157e308}')).status).toBe(201);
   });
 
+  it('refuses a number JSON cannot keep as written instead of storing another one', async () => {
+    for (const [text, path, readAs] of [
+      [
+        '{"extensions":{"ticket":12345678901234567890}}',
+        'extensions.ticket',
+        '12345678901234567000',
+      ],
+      ['[1, -9007199254740993]', '[1]', '-9007199254740992'],
+      ['{"a":[18446744073709551615]}', 'a[0]', '18446744073709552000'],
+      ['{"x":1.00000000000000000001e20}', 'x', '100000000000000000000'],
+    ]) {
+      const response = await postJsonText(text);
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: 'request.invalid',
+        errors: [{ path, message: expect.stringContaining(`it would read as ${readAs}`) }],
+      });
+    }
+    // Kept as written: integers below 2^53, large numbers written back as the same decimal,
+    // and digits inside strings.
+    for (const text of [
+      '{"x":9007199254740991,"y":-9007199254740991}',
+      '{"x":1e20,"y":1E2,"z":100000000000000000000.000,"w":-2e300,"v":1.5e20}',
+      '{"id":"12345678901234567890","note":"\\" 99999999999999999999"}',
+      '{"x":0.1,"y":3.14159}',
+    ]) {
+      expect({ text, status: (await postJsonText(text)).status }).toEqual({ text, status: 201 });
+    }
+  });
+
   it('accepts a JSON body nested 64 deep', async () => {
     const response = await postJsonText('{"a":'.repeat(63) + '1' + '}'.repeat(63));
     expect(response.status).toBe(201);

@@ -7,6 +7,7 @@ import { MAX_JSON_DEPTH } from '../storable/storable-text';
 import { problemFromFastifyError } from './fastify-errors';
 import { RefusedBody, takesRefusedBody } from './refused-body';
 import { contentCodingRefusal } from './content-coding';
+import { EXACT_INTEGER_LIMIT, inexactNumbers } from './exact-numbers';
 import { utf8Body } from './utf8-body';
 
 /** What any one JSON body may hold, whatever route it is for. */
@@ -69,10 +70,17 @@ function pathOf(frame: Frame): string {
 
 /**
  * The first limit a parsed JSON value breaks, with where, or undefined. Iterative, so a body
- * nested 10,000 deep is measured without recursion, and it stops at the first breach.
+ * nested 10,000 deep is measured without recursion, and it stops at the first breach. Given
+ * the `text` it was parsed from, a number whose literal JSON.parse could not keep exactly is
+ * a breach too (the text is only read when the value holds a number of 2^53 or more).
  */
-export function jsonLimitBreach(value: unknown, limits: JsonInputLimits): JsonBreach | undefined {
+export function jsonLimitBreach(
+  value: unknown,
+  limits: JsonInputLimits,
+  text?: string,
+): JsonBreach | undefined {
   const stack: Frame[] = [{ value, depth: 1, key: undefined, parent: undefined }];
+  let inexact: Set<number> | undefined;
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;
     const { value: current, depth } = frame;
@@ -86,6 +94,16 @@ export function jsonLimitBreach(value: unknown, limits: JsonInputLimits): JsonBr
     // JSON.parse reads 1e400 as Infinity, which every later JSON.stringify writes as null.
     if (typeof current === 'number' && !Number.isFinite(current)) {
       return breach('must be a number between -1.7976931348623157e308 and 1.7976931348623157e308');
+    }
+    if (
+      typeof current === 'number' &&
+      text !== undefined &&
+      Math.abs(current) >= EXACT_INTEGER_LIMIT &&
+      (inexact ??= inexactNumbers(text)).has(current)
+    ) {
+      return breach(
+        `must be a number JSON keeps exactly (it would read as ${current}): send a number this large as a string`,
+      );
     }
     if (current === null || typeof current !== 'object') continue;
     if (depth > limits.maxDepth)
@@ -142,7 +160,7 @@ export function parseGuardedJson(
   } catch (error) {
     throw isForbiddenMember(error) ? forbiddenMemberError() : invalidJsonError();
   }
-  const breach = jsonLimitBreach(parsed, limits);
+  const breach = jsonLimitBreach(parsed, limits, text);
   if (breach?.reservedName !== undefined) throw reservedMemberError(breach);
   if (breach) throw new RequestValidationError([breach]);
   return parsed;
