@@ -123,6 +123,8 @@ export interface PaymentOperationRequested {
   orderId: string;
   operationId: string;
   operationType: PaymentOperationType;
+  /** The payment's amount (absent from events of a payments service before 29 November 2026). */
+  amount?: Money;
 }
 
 export interface PaymentStateChanged {

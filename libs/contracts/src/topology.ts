@@ -25,6 +25,7 @@ export const CONSUMER_TOPOLOGY: readonly ConsumerDeclaration[] = [
     service: 'orders',
     consumer: 'payment-events',
     eventTypes: [
+      'payment.operation_requested',
       'payment.registered',
       'payment.authorized',
       'payment.captured',

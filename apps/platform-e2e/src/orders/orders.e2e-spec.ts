@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
-import { createCloudEvent, type CloudEvent, type EventType } from '@comanda/contracts';
+import {
+  createCloudEvent,
+  type CloudEvent,
+  type EventType,
+  type PaymentOperationType,
+} from '@comanda/contracts';
 import { RabbitMqBus } from '@comanda/messaging';
 import {
   createTestBroker,
@@ -1123,6 +1128,54 @@ describe('orders through the gateway', () => {
       await tenant.as([...placement], 'POST', `/orders/${orderId}/pos/placed`, placedReport());
       const placed = await waitFor('order.placed', () => eventsOf('order.placed', orderId)[0]);
       expect(placed.data).toMatchObject({ paymentId: 'pay-1' });
+    });
+
+    it('lists the payment from its registration request, and counts the captures requested', async () => {
+      const { orderId } = await placeBasket(tenant, storeId, {
+        payment: { merchantId: 'merchant-1', paymentMethod: 'card' },
+      });
+      const amount = { value: 1850, currency: 'CHF' };
+      const requested = (operationType: PaymentOperationType, operationId = randomUUID()) =>
+        publish('payment.operation_requested', {
+          paymentId: 'pay-3',
+          orderId,
+          operationId,
+          operationType,
+          amount,
+        });
+      await requested('registration');
+      const pending = await waitFor('the payment listed', async () => {
+        const read = await order(orderId);
+        return read.payments.length > 0 ? read : undefined;
+      });
+      expect(pending.status).toBe('awaiting_payment');
+      expect(pending.payments).toEqual([
+        { paymentId: 'pay-3', status: 'pending', amount, updatedAt: expect.any(String) },
+      ]);
+      await publish('payment.registered', { paymentId: 'pay-3', orderId, amount });
+      await requested('authorization');
+      await publish('payment.authorized', { paymentId: 'pay-3', orderId, amount });
+      await waitFor('the order ready', async () => (await order(orderId)).status === 'ready');
+      await requested('capture');
+      await requested('capture');
+      const retried = await waitFor('two captures counted', async () => {
+        const read = await order(orderId);
+        return read.payments[0]?.captureAttempts === 2 ? read : undefined;
+      });
+      expect(retried.payments).toEqual([
+        expect.objectContaining({ paymentId: 'pay-3', status: 'authorized', captureAttempts: 2 }),
+      ]);
+      // A request of another kind changes nothing; a state change keeps the count (one queue:
+      // the request is applied before the capture).
+      await requested('registration');
+      await publish('payment.captured', { paymentId: 'pay-3', orderId, amount });
+      const captured = await waitFor('the payment captured', async () => {
+        const read = await order(orderId);
+        return read.payments[0]?.status === 'captured' ? read : undefined;
+      });
+      expect(captured.payments).toEqual([
+        expect.objectContaining({ status: 'captured', captureAttempts: 2 }),
+      ]);
     });
 
     it('fails the order visibly on payment.failed, with the reason, and never announces it to POS', async () => {

@@ -107,7 +107,12 @@ describe('paid orders through the gateway, with a partner over HTTP (RabbitMQ)',
     });
     expect(order.status).toBe('placed');
     expect(order.payments).toEqual([
-      expect.objectContaining({ paymentId: payment.id, status: 'captured' }),
+      expect.objectContaining({
+        paymentId: payment.id,
+        status: 'captured',
+        amount: { value: 3000, currency: 'EUR' },
+        captureAttempts: 1,
+      }),
     ]);
   });
 

@@ -18,6 +18,18 @@ const PAYMENT_EVENTS = 'payment-events';
 export class PaymentEventsConsumer {
   constructor(private readonly applyPaymentEvent: ApplyPaymentEvent) {}
 
+  @OnEvent(EventTypes.PaymentOperationRequested, { consumer: PAYMENT_EVENTS })
+  operationRequested(
+    @Payload() event: CloudEvent<'payment.operation_requested'>,
+    @Ctx() ctx: BusContext,
+  ) {
+    return this.applyPaymentEvent.operationRequested(
+      ctx.getTransaction(),
+      event.tenantid,
+      event.data,
+    );
+  }
+
   @OnEvent(EventTypes.PaymentRegistered, { consumer: PAYMENT_EVENTS })
   registered(@Payload() event: CloudEvent<'payment.registered'>, @Ctx() ctx: BusContext) {
     return this.apply('registered', event, ctx);

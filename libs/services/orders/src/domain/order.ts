@@ -148,6 +148,8 @@ export interface OrderPayment {
   status: string;
   amount: { value: number; currency: string };
   reason?: string;
+  /** Captures requested of the partner so far: more than one means earlier ones failed. */
+  captureAttempts?: number;
   updatedAt: string;
 }
 

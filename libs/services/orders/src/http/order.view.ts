@@ -17,7 +17,17 @@ export class StoreDetailsView {
 export class OrderPaymentView {
   @ApiProperty() paymentId!: string;
   @ApiProperty({
-    enum: ['registered', 'authorized', 'captured', 'annulled', 'failed', 'annulment_failed'],
+    enum: [
+      'pending',
+      'registered',
+      'authorized',
+      'captured',
+      'annulled',
+      'failed',
+      'annulment_failed',
+    ],
+    description:
+      '`pending`: its registration was requested of the payment partner, which has not confirmed it yet',
   })
   status!: string;
   @ApiProperty({
@@ -26,6 +36,11 @@ export class OrderPaymentView {
   })
   amount!: { value: number; currency: string };
   @ApiPropertyOptional() reason?: string;
+  @ApiPropertyOptional({
+    description:
+      'Captures requested of the payment partner so far: more than one means the earlier ones failed and were retried',
+  })
+  captureAttempts?: number;
   @ApiProperty() updatedAt!: string;
 }
 

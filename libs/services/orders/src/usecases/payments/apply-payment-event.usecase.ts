@@ -1,8 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PaymentFailed, PaymentStateChanged } from '@comanda/contracts';
+import type {
+  PaymentFailed,
+  PaymentOperationRequested,
+  PaymentStateChanged,
+} from '@comanda/contracts';
 import type { Tx } from '@comanda/persistence';
 import { move, nextStatus, record } from '../../domain/order';
-import { withPaymentUpdate } from '../../domain/order-payments';
+import { withOperationRequested, withPaymentUpdate } from '../../domain/order-payments';
 import { OrderRepository } from '../../persistence/order.repository';
 import { CloseOrder } from '../close-order/close-order';
 import { OrderAnnouncer } from '../order-announcer';
@@ -88,6 +92,35 @@ export class ApplyPaymentEvent {
     } else {
       record(order, `payment.${status}`, now, detail);
     }
+    await this.orders.save(tx, order);
+  }
+
+  /**
+   * Payments asked the partner for an operation: the order lists the payment from its first
+   * request on, and counts its captures (`withOperationRequested`). Nothing moves the order,
+   * and the timeline is left to the payment's state changes.
+   */
+  async operationRequested(
+    tx: Tx,
+    tenantId: string,
+    event: PaymentOperationRequested,
+  ): Promise<void> {
+    const order = await this.orders.find(tx, tenantId, event.orderId, true);
+    if (!order) {
+      this.logger.warn(
+        `payment.operation_requested names order ${event.orderId}, unknown to its tenant`,
+      );
+      return;
+    }
+    // An event of a payments service from before the amount was announced: the order's own.
+    const amount = event.amount ?? { value: order.totals.total, currency: order.totals.currency };
+    const payments = withOperationRequested(
+      order.payments,
+      { paymentId: event.paymentId, operationType: event.operationType, amount },
+      new Date().toISOString(),
+    );
+    if (payments === order.payments) return;
+    order.payments = payments;
     await this.orders.save(tx, order);
   }
 }

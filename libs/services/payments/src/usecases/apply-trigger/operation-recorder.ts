@@ -53,7 +53,13 @@ export class OperationRecorder {
       type: EventTypes.PaymentOperationRequested,
       tenantId: payment.tenantId,
       subject: payment.id,
-      data: { paymentId: payment.id, orderId: payment.orderId, operationId, operationType: type },
+      data: {
+        paymentId: payment.id,
+        orderId: payment.orderId,
+        operationId,
+        operationType: type,
+        amount: payment.amount,
+      },
     });
   }
 }
