@@ -161,10 +161,11 @@ describe('outbox relay: failures, parking and the active relay', () => {
 
       outage = false;
       await waitFor('every event published', async () => bus.published.length === events.length);
+      // Said once the batch is marked published, which follows the last publish.
+      const again = await waitFor('the relay saying so', () => relayLines(notes)[0]);
       expect(relayLines(notes)).toEqual([
         expect.stringMatching(/^publishing works again after \d+ failed publish\(es\)/),
       ]);
-      const [again] = relayLines(notes);
       expect(Number(/after (\d+)/.exec(again)?.[1])).toBeGreaterThanOrEqual(30);
     } finally {
       warnings.mockRestore();
