@@ -1013,7 +1013,7 @@ describe('orders through the gateway', () => {
       expect(after.json.items.map((o) => o.id)).not.toContain(orderId);
     });
 
-    it('serves the receipt as text/plain exactly as reported and stores the confirmation e-mail with it', async () => {
+    it('serves the receipt in JSON, or as the text itself to a client preferring it, exactly as reported, and stores the confirmation e-mail with it', async () => {
       const { orderId } = await placeBasket(tenant, storeId);
       const report = {
         ...placedReport(),
@@ -1024,8 +1024,24 @@ describe('orders through the gateway', () => {
       ).toBe(200);
       const receipt = await tenant.as([...reader], 'GET', `/orders/${orderId}/receipt`);
       expect(receipt.status).toBe(200);
-      expect(receipt.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(receipt.text).toBe(report.receipt);
+      expect(receipt.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(receipt.json).toEqual({ orderId, receipt: report.receipt });
+      for (const accept of ['text/plain', 'text/plain, application/json;q=0.5', 'text/*']) {
+        const text = await tenant.as([...reader], 'GET', `/orders/${orderId}/receipt`, undefined, {
+          accept,
+        });
+        expect(text.status).toBe(200);
+        expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+        expect(text.headers.get('vary')).toMatch(/accept/i);
+        expect(text.text).toBe(report.receipt);
+      }
+      // JSON ranked first, or no preference, or nothing the route has: JSON.
+      for (const accept of ['application/json, text/plain', '*/*', 'image/png']) {
+        const json = await tenant.as([...reader], 'GET', `/orders/${orderId}/receipt`, undefined, {
+          accept,
+        });
+        expect(json.json).toEqual({ orderId, receipt: report.receipt });
+      }
       const mail = await waitFor('the confirmation e-mail', async () => {
         const read = await tenant.as<Order>(
           ['orders:read', 'personal-data:read'],

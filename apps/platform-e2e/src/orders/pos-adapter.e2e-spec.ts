@@ -142,7 +142,9 @@ describe('orders: the reference POS adapter end to end (RabbitMQ, through the ga
     });
     expect(receipt.status).toBe(200);
     // The store's mapping (ITEM_MAPPING's plu, leading zeros and all) reached the POS.
-    expect(await receipt.text()).toContain('1 x Burger [000123]');
+    expect(((await receipt.json()) as { receipt: string }).receipt).toContain(
+      '1 x Burger [000123]',
+    );
   });
 
   it('reports the failure its simulated POS answers', async () => {

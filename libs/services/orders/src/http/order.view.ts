@@ -123,3 +123,9 @@ export function toOrderView(order: OrderEntity, principal: Principal): OrderView
   };
   return redactPersonalData(view, principal, GUEST_PERSONAL_DATA);
 }
+
+/** `GET /orders/{id}/receipt` in JSON. */
+export class ReceiptView {
+  @ApiProperty() orderId!: string;
+  @ApiProperty({ description: 'The receipt exactly as the POS reported it' }) receipt!: string;
+}

@@ -1,5 +1,7 @@
-import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import { RequestValidationError } from '@comanda/http';
 import { UnitOfWork } from '@comanda/persistence';
 import {
@@ -13,7 +15,13 @@ import { ORDER_STATUSES, type OrderStatus } from '../domain/order';
 import { SendConfirmationEmail } from '../usecases/confirmation-email/send-confirmation-email.usecase';
 import { decodeCursor, ListOrders } from '../usecases/reads/list-orders.usecase';
 import { ReadOrder } from '../usecases/reads/read-order.usecase';
-import { ConfirmationEmailView, OrdersPageView, OrderView, toOrderView } from './order.view';
+import {
+  ConfirmationEmailView,
+  OrdersPageView,
+  OrderView,
+  ReceiptView,
+  toOrderView,
+} from './order.view';
 
 function statusOf(value: string | undefined): OrderStatus | undefined {
   if (value === undefined) return undefined;
@@ -32,6 +40,12 @@ function limitOf(value: string | undefined): number {
     ]);
   }
   return limit;
+}
+
+/** JSON unless the Accept header ranks plain text above it (no Accept header: JSON). */
+function prefersPlainText(request: FastifyRequest): boolean {
+  const negotiator = new Negotiator(request.raw);
+  return negotiator.mediaType(['application/json', 'text/plain']) === 'text/plain';
 }
 
 function cursorOf(value: string | undefined): string | undefined {
@@ -90,15 +104,33 @@ export class OrdersController {
     return toOrderView(order, principal);
   }
 
+  /**
+   * The receipt as the POS reported it: in JSON, as every answer of the API (the spec), or
+   * as the text itself, byte for byte, to a client that asks for `text/plain` before JSON
+   * (a printer).
+   */
   @Get(':orderId/receipt')
-  @Header('content-type', 'text/plain; charset=utf-8')
-  @ApiProduces('text/plain')
-  @ApiOkResponse({ type: String, description: 'The receipt exactly as the POS reported it' })
-  receipt(
+  @ApiProduces('application/json', 'text/plain')
+  @ApiOkResponse({
+    type: ReceiptView,
+    description:
+      'The receipt exactly as the POS reported it; the text alone (`text/plain`) when the `Accept` header prefers it to JSON',
+  })
+  async receipt(
     @CurrentPrincipal() principal: Principal,
     @Param('orderId') orderId: string,
-  ): Promise<string> {
-    return this.unitOfWork.run((tx) => this.readOrder.receipt(tx, principal.tenantId, orderId));
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ReceiptView | string> {
+    const receipt = await this.unitOfWork.run((tx) =>
+      this.readOrder.receipt(tx, principal.tenantId, orderId),
+    );
+    void reply.header('vary', 'Accept');
+    if (prefersPlainText(request)) {
+      void reply.type('text/plain; charset=utf-8');
+      return receipt;
+    }
+    return { orderId, receipt };
   }
 
   @Get(':orderId/confirmation-email')
