@@ -22,6 +22,12 @@ export interface JsonInputLimits {
    * event, whose extra members are ignored) takes them.
    */
   refuseReservedNames: boolean;
+  /**
+   * Refuse a number JSON.parse does not keep as written (`inexactNumbers`): for bodies whose
+   * parsed value is stored or answered. A body kept as its bytes (a partner event, stored raw,
+   * whose extra members are ignored) loses nothing and takes them.
+   */
+  refuseInexactNumbers: boolean;
 }
 
 export const DEFAULT_JSON_INPUT_LIMITS: JsonInputLimits = {
@@ -30,6 +36,7 @@ export const DEFAULT_JSON_INPUT_LIMITS: JsonInputLimits = {
   maxArrayLength: 10_000,
   maxStringLength: 256 * 1024,
   refuseReservedNames: true,
+  refuseInexactNumbers: true,
 };
 
 interface Frame {
@@ -98,6 +105,7 @@ export function jsonLimitBreach(
     if (
       typeof current === 'number' &&
       text !== undefined &&
+      limits.refuseInexactNumbers &&
       Math.abs(current) >= EXACT_INTEGER_LIMIT &&
       (inexact ??= inexactNumbers(text)).has(current)
     ) {

@@ -15,6 +15,11 @@ describe('parsePartnerEvent', () => {
     expect(parse({ ...valid, partnerTrace: 'x' })).toEqual({ ok: true, event: valid });
   });
 
+  it('ignores an extra member holding a number JSON would round (the event is kept as its bytes)', () => {
+    const text = `${JSON.stringify(valid).slice(0, -1)},"partnerRef":12345678901234567890}`;
+    expect(parsePartnerEvent(Buffer.from(text))).toEqual({ ok: true, event: valid });
+  });
+
   it('accepts an event without reason, and a null reason as none', () => {
     const withoutReason: Partial<typeof valid> = { ...valid };
     delete withoutReason.reason;

@@ -26,8 +26,15 @@ export type ParsedPartnerEvent =
   | { ok: true; event: PartnerEvent }
   | { ok: false; malformedJson: boolean; errors: ProblemFieldError[] };
 
-/** Read member by member, extra members ignored: a partner's own `constructor` member is fine. */
-const PARTNER_EVENT_LIMITS = { ...DEFAULT_JSON_INPUT_LIMITS, refuseReservedNames: false };
+/**
+ * Read member by member, extra members ignored, and stored as its bytes: a partner's own
+ * `constructor` member, or a number JSON.parse would round, loses nothing.
+ */
+const PARTNER_EVENT_LIMITS = {
+  ...DEFAULT_JSON_INPUT_LIMITS,
+  refuseReservedNames: false,
+  refuseInexactNumbers: false,
+};
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
