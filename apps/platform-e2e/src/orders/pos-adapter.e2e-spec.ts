@@ -51,6 +51,17 @@ async function startAdapter(
 }
 
 /** SIGTERM, as a supervisor stops it: the adapter must be gone within 15 s. */
+/** Runs `step`, and says on stderr how long it took when that was over 10 s. */
+async function slowStepSaysSo<T>(name: string, step: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await step();
+  } finally {
+    const tookMs = Date.now() - started;
+    if (tookMs > 10_000) process.stderr.write(`pos-adapter e2e: ${name} took ${tookMs} ms\n`);
+  }
+}
+
 async function stop(adapter: RunningAdapter | undefined): Promise<void> {
   if (!adapter || adapter.process.exitCode !== null) return;
   const exited = new Promise<true>((done) => adapter.process.once('exit', () => done(true)));
@@ -106,12 +117,16 @@ describe('orders: the reference POS adapter end to end (RabbitMQ, through the ga
     broker = await createTestBroker('e2e-pos-adapter');
     platform = await startTestPlatform('e2e_pos_adapter', { broker, env: { ...AUTH_KEYS_ENV } });
   }, 120_000);
+  // Once (29 November, a fresh-clone CI) this took over a minute after every test had
+  // passed: each step that takes long now says so, for the next time.
   afterAll(async () => {
-    const stopped = await Promise.allSettled(adapters.map(stop));
-    await platform?.close();
-    await disposePlatformBroker(broker, queues);
+    const stopped = await slowStepSaysSo('stopping the adapters', () =>
+      Promise.allSettled(adapters.map(stop)),
+    );
+    await slowStepSaysSo('closing the platform', async () => platform?.close());
+    await slowStepSaysSo('disposing of the broker', () => disposePlatformBroker(broker, queues));
     for (const outcome of stopped) if (outcome.status === 'rejected') throw outcome.reason;
-  });
+  }, 120_000);
 
   it('places an order it takes from its own queue bound to order.ready_to_be_placed_in_pos.<tenant>', async () => {
     const tenant = await ordersTenant(platform, 'pos-mq');
