@@ -113,7 +113,11 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
       `UPDATE "${schema}"."payment_operations" o
        SET locked_until = now() + $1 * interval '1 millisecond', send_attempts = send_attempts + 1
        FROM (
-         SELECT d.id FROM "${schema}"."payment_operations" d
+         -- The merchant's address and secrets come from the join that skips full partners.
+         SELECT d.id, m.partner_url, m.signing_secret_sealed,
+                CASE WHEN m.previous_secret_until > now() THEN m.previous_secret_sealed END
+                  AS previous_secret_sealed
+         FROM "${schema}"."payment_operations" d
          LEFT JOIN "${schema}"."merchants" m ON m.id = d.merchant_id
          WHERE d.status = 'sending' AND d.next_send_at <= now() AND d.deadline_at > now()
            AND (d.locked_until IS NULL OR d.locked_until < now())
@@ -123,10 +127,7 @@ export class OperationSender implements OnApplicationBootstrap, BeforeApplicatio
        ) due
        WHERE o.id = due.id
        RETURNING o.id, o.payment_id, o.type, o.merchant_id, o.body, o.send_attempts,
-         (SELECT partner_url FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS partner_url,
-         (SELECT signing_secret_sealed FROM "${schema}"."merchants" m WHERE m.id = o.merchant_id) AS signing_secret_sealed,
-         (SELECT previous_secret_sealed FROM "${schema}"."merchants" m
-          WHERE m.id = o.merchant_id AND m.previous_secret_until > now()) AS previous_secret_sealed`,
+         due.partner_url, due.signing_secret_sealed, due.previous_secret_sealed`,
       [this.leaseMs, limit, full],
     );
     const sent: ClaimedOperation[] = [];

@@ -45,11 +45,8 @@ export class ApplyPaymentEvent {
 
   async execute(tx: Tx, command: PaymentEventCommand): Promise<void> {
     const { event, status } = command;
-    const order = await this.orders.find(tx, command.tenantId, event.orderId, true);
-    if (!order) {
-      this.logger.warn(`payment.${status} names order ${event.orderId}, unknown to its tenant`);
-      return;
-    }
+    const order = await this.lockOrder(tx, command.tenantId, event.orderId, `payment.${status}`);
+    if (!order) return;
     const now = new Date();
     const reason = 'reason' in event ? event.reason : undefined;
     const entry = {
@@ -105,13 +102,8 @@ export class ApplyPaymentEvent {
     tenantId: string,
     event: PaymentOperationRequested,
   ): Promise<void> {
-    const order = await this.orders.find(tx, tenantId, event.orderId, true);
-    if (!order) {
-      this.logger.warn(
-        `payment.operation_requested names order ${event.orderId}, unknown to its tenant`,
-      );
-      return;
-    }
+    const order = await this.lockOrder(tx, tenantId, event.orderId, 'payment.operation_requested');
+    if (!order) return;
     // An event of a payments service from before the amount was announced: the order's own.
     const amount = event.amount ?? { value: order.totals.total, currency: order.totals.currency };
     const payments = withOperationRequested(
@@ -122,5 +114,12 @@ export class ApplyPaymentEvent {
     if (payments === order.payments) return;
     order.payments = payments;
     await this.orders.save(tx, order);
+  }
+
+  /** The order an event names, locked; none (said in the log) when its tenant has no such order. */
+  private async lockOrder(tx: Tx, tenantId: string, orderId: string, eventType: string) {
+    const order = await this.orders.find(tx, tenantId, orderId, true);
+    if (!order) this.logger.warn(`${eventType} names order ${orderId}, unknown to its tenant`);
+    return order;
   }
 }
