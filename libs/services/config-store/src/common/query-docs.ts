@@ -22,7 +22,7 @@ const PARAMETERS = new Map<string, ApiQueryOptions>([
       name: 'take',
       required: false,
       description: 'Number of versions, newest first',
-      schema: { type: 'integer', format: 'int32', default: 1, minimum: 1 },
+      schema: { type: 'integer', format: 'int32', default: 1, minimum: 1, maximum: PAGE_SIZE_MAX },
     },
   ],
   [

@@ -19,7 +19,8 @@ import type { FastifyReply } from 'fastify';
 import { EntitySlugPipe } from '../common/entity-slug.pipe';
 import { QueryParameters } from '../common/query-docs';
 import { ETAG_HEADER, entityTag } from '../common/etag';
-import { INT32_MAX, parseBooleanParam, parseBoundedInt, parseInt32 } from '../common/query-params';
+import { PAGE_SIZE_MAX } from '../common/page';
+import { parseBooleanParam, parseBoundedInt, parseInt32 } from '../common/query-params';
 import { ConfigInputDto } from './config-input.dto';
 import { ConfigView, type ConfigOutput } from './config.output';
 import { ConfigService, type ConfigResult } from './config.service';
@@ -147,7 +148,7 @@ export class ConfigsController {
     @Query('include_datatypes') includeDatatypes: string | undefined,
   ): Promise<ConfigOutput[]> {
     return this.configs.listVersions(principal, entity, {
-      take: parseBoundedInt('take', take, { fallback: 1, min: 1, max: INT32_MAX }),
+      take: parseBoundedInt('take', take, { fallback: 1, min: 1, max: PAGE_SIZE_MAX }),
       includeDeleted: parseBooleanParam('include_deleted', includeDeleted),
       includeDatatypes: parseBooleanParam('include_datatypes', includeDatatypes),
     });
