@@ -74,9 +74,7 @@ export function registerPluginsCommand(program: Command, context: CliContext): v
     .option('--name <name>', 'only the configs of this plugin')
     .action(async (options: { name?: string }) => {
       const api = await context.session.client();
-      const { items } = await api.get<{ items: PluginConfig[] }>('/frontend/plugins/configs', {
-        query: { name: options.name },
-      });
+      const items = await allConfigs(api, options.name);
       context.output().result(items, () =>
         items.length === 0
           ? 'No plugin configs.'
@@ -170,13 +168,26 @@ async function publish(
   return config;
 }
 
+/** Every config of the tenant (of one plugin when `name` is given), page after page. */
+async function allConfigs(client: ApiClient, name: string | undefined): Promise<PluginConfig[]> {
+  const items: PluginConfig[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.get<{ items: PluginConfig[]; nextCursor?: string }>(
+      '/frontend/plugins/configs',
+      { query: { name, limit: '100', cursor } },
+    );
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return items;
+}
+
 async function switchConfig(
   client: ApiClient,
   inputs: PublishInputs,
 ): Promise<{ config: PluginConfig; previous?: string }> {
-  const { items } = await client.get<{ items: PluginConfig[] }>('/frontend/plugins/configs', {
-    query: { name: inputs.name },
-  });
+  const items = await allConfigs(client, inputs.name);
   let current: PluginConfig | undefined;
   if (inputs.configId) {
     current = items.find((item) => item.id === inputs.configId);

@@ -336,6 +336,41 @@ describe('plugin registry through the gateway', () => {
     expect(listed.json.items).toEqual([expect.objectContaining({ config: { title: 'ok' } })]);
   });
 
+  it('lists configs a page at a time and bounds what one config may hold', async () => {
+    const name = freshPlugin('paged');
+    await alice.uploadCode(name, '1.0.0', pluginCode('paged'));
+    await alice.uploadManifest(name, manifestFor('1.0.0'));
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const created = await alice.call('POST', '/frontend/plugins/configs', {
+        body: { name, version: '1.0.0', config: {}, index },
+      });
+      ids.push(created.json.id as string);
+    }
+    const first = await alice.call<{ items: Array<{ id: string }>; nextCursor?: string }>(
+      'GET',
+      `/frontend/plugins/configs?name=${name}&limit=2`,
+    );
+    expect(first.status).toBe(200);
+    expect(first.json.items.map((item) => item.id)).toEqual(ids.slice(0, 2));
+    const second = await alice.call<{ items: Array<{ id: string }>; nextCursor?: string }>(
+      'GET',
+      `/frontend/plugins/configs?name=${name}&limit=2&cursor=${first.json.nextCursor as string}`,
+    );
+    expect(second.json).toEqual({ items: [expect.objectContaining({ id: ids[2], index: 2 })] });
+    for (const query of ['limit=0', 'limit=101', 'limit=2.5', 'cursor=bm90LWEtY3Vyc29y']) {
+      const refused = await alice.call('GET', `/frontend/plugins/configs?name=${name}&${query}`);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ code: 'request.invalid' });
+    }
+
+    const big = await alice.call('PUT', `/frontend/plugins/${ids[0]}/config`, {
+      body: { name, version: '1.0.0', config: {}, note: 'x'.repeat(256 * 1024) },
+    });
+    expect(big.status).toBe(400);
+    expect(big.json).toMatchObject({ code: 'request.invalid', errors: [{ path: 'config' }] });
+  });
+
   it("tenant B can neither see nor load nor change tenant A's plugin", async () => {
     const name = freshPlugin('private');
     await alice.uploadCode(name, '1.0.0', pluginCode('secret'));

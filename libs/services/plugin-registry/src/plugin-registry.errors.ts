@@ -13,6 +13,31 @@ export class InvalidPluginCodeError extends ProblemError {
   }
 }
 
+/** The check of the code gave up: the code is refused, not stored unchecked. */
+export class PluginCodeUncheckableError extends ProblemError {
+  constructor(reason: string) {
+    super({
+      status: 422,
+      code: 'plugin.code_too_complex',
+      title: 'Plugin code too complex to check',
+      detail: `The plugin code could not be checked: ${reason}. Split or simplify the module.`,
+    });
+  }
+}
+
+/** Every thread that checks uploaded code is busy and its queue is full. */
+export class PluginCodeCheckBusyError extends ProblemError {
+  constructor() {
+    super({
+      status: 503,
+      code: 'service.unavailable',
+      title: 'Plugin code checks busy',
+      detail: 'Too many plugin code uploads are being checked; try again shortly.',
+      headers: { 'Retry-After': '2' },
+    });
+  }
+}
+
 export class PluginCodeTooLargeError extends ProblemError {
   constructor(size: number, limit: number) {
     super({

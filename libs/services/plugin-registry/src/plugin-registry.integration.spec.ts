@@ -3,7 +3,8 @@ import { MESSAGING_MIGRATIONS, OutboxWriter } from '@comanda/messaging';
 import { openDatabase, transactional, UnitOfWork, type Transactional } from '@comanda/persistence';
 import { createTestDatabase, type TestDatabase } from '@comanda/testing';
 import type { DataSource } from 'typeorm';
-import { PluginCodeService } from './code/plugin-code.service';
+import { PluginCodeChecker } from './code/plugin-code.checker';
+import { PluginCodeService, type StoredCode } from './code/plugin-code.service';
 import { PluginConfigService } from './configs/plugin-config.service';
 import type { PluginManifest } from './manifest/manifest-parameter';
 import { PluginManifestService } from './manifest/plugin-manifest.service';
@@ -25,7 +26,16 @@ function manifest(version: string, parameters: PluginManifest['parameters'] = []
 describe('plugin registry services (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  let code: Transactional<PluginCodeService, 'upload'>;
+  let checker: PluginCodeChecker;
+  /** The code use cases as the controller drives them: checked, then stored in a transaction. */
+  let code: Omit<PluginCodeService, 'upload' | 'checked'> & {
+    upload(
+      actor: RegistryActor,
+      name: string,
+      version: string,
+      body: string | Buffer,
+    ): Promise<StoredCode>;
+  };
   let manifests: Transactional<PluginManifestService, 'upload'>;
   let configs: Transactional<PluginConfigService, 'create' | 'update'>;
 
@@ -40,7 +50,14 @@ describe('plugin registry services (real PostgreSQL)', () => {
     const outbox = new OutboxWriter({ service: 'plugin-registry', schema: 'plugins' });
     const config = Object.assign(new PluginRegistryConfig(), { PLUGIN_CODE_MAX_BYTES: 4096 });
     const unitOfWork = new UnitOfWork(dataSource);
-    code = transactional(new PluginCodeService(dataSource, outbox, config), unitOfWork, ['upload']);
+    checker = new PluginCodeChecker();
+    const codeService = new PluginCodeService(dataSource, outbox, config, checker);
+    const codeUseCases = transactional(codeService, unitOfWork, ['upload']);
+    // As the controller does: the code is checked, then stored in a transaction.
+    code = Object.assign(Object.create(codeUseCases) as typeof codeUseCases, {
+      upload: async (actor: RegistryActor, name: string, version: string, body: string | Buffer) =>
+        codeUseCases.upload(actor, name, version, await codeService.checked(body)),
+    });
     manifests = transactional(new PluginManifestService(dataSource, outbox), unitOfWork, [
       'upload',
     ]);
@@ -50,6 +67,7 @@ describe('plugin registry services (real PostgreSQL)', () => {
     ]);
   });
   afterAll(async () => {
+    await checker?.onModuleDestroy();
     await dataSource?.destroy();
     await db?.drop();
   });
@@ -272,7 +290,64 @@ describe('plugin registry services (real PostgreSQL)', () => {
         extra: {},
       }),
     ).rejects.toMatchObject({ status: 404, code: 'plugin.config_not_found' });
-    expect(await configs.list('tenant-b', 'secret')).toEqual([]);
-    expect((await configs.list('tenant-a', 'secret')).map((c) => c.id)).toEqual([config.id]);
+    expect(await configs.list('tenant-b', { name: 'secret', limit: 20 })).toEqual({ items: [] });
+    const listed = await configs.list('tenant-a', { name: 'secret', limit: 20 });
+    expect(listed.items.map((c) => c.id)).toEqual([config.id]);
+    expect(listed.nextCursor).toBeUndefined();
+  });
+
+  it('lists configs a page at a time, by name then creation, each once, whatever is added meanwhile', async () => {
+    const tenant: RegistryActor = { tenantId: 'tenant-pages', clientId: 'ci-p' };
+    for (const name of ['page-b', 'page-a']) {
+      await code.upload(tenant, name, '1.0.0', CODE);
+      await manifests.upload(tenant, name, manifest('1.0.0'));
+    }
+    const created: string[] = [];
+    for (const name of ['page-b', 'page-a', 'page-b', 'page-a', 'page-b']) {
+      created.push(
+        (await configs.create(tenant, { name, version: '1.0.0', config: {}, extra: {} })).id,
+      );
+    }
+    const expected = [created[1], created[3], created[0], created[2], created[4]];
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await configs.list(tenant.tenantId, { limit: 2, cursor });
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((item) => item.id));
+      if (pages === 0) {
+        // Added after the first page, before the rest: listed once, where its name puts it.
+        const late = await configs.create(tenant, {
+          name: 'page-b',
+          version: '1.0.0',
+          config: {},
+          extra: {},
+        });
+        expected.push(late.id);
+      }
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor !== undefined);
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(3);
+
+    const onlyA = await configs.list(tenant.tenantId, { name: 'page-a', limit: 1 });
+    expect(onlyA.items.map((item) => item.id)).toEqual([created[1]]);
+    const restOfA = await configs.list(tenant.tenantId, {
+      name: 'page-a',
+      limit: 1,
+      cursor: onlyA.nextCursor,
+    });
+    expect(restOfA.items.map((item) => item.id)).toEqual([created[3]]);
+    expect(restOfA.nextCursor).toBeUndefined();
+
+    for (const bad of ['x', Buffer.from('["page-a","2026","nope"]').toString('base64url')]) {
+      await expect(configs.list(tenant.tenantId, { limit: 2, cursor: bad })).rejects.toMatchObject({
+        status: 400,
+        errors: [{ path: 'cursor', message: 'is not a cursor of this list' }],
+      });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { loadConfig, RUNTIME_ENV, type RuntimeEnv } from '@comanda/runtime';
 import { PluginCodeController } from './code/plugin-code.controller';
+import { PluginCodeChecker } from './code/plugin-code.checker';
 import { PluginCodeService } from './code/plugin-code.service';
 import { TextPlainOnlyMiddleware } from './code/text-plain-only.middleware';
 import { PluginConfigService } from './configs/plugin-config.service';
@@ -17,6 +18,7 @@ import { PluginRegistryConfig } from './plugin-registry.config';
       inject: [RUNTIME_ENV],
       useFactory: (env: RuntimeEnv) => loadConfig(PluginRegistryConfig, env),
     },
+    PluginCodeChecker,
     PluginCodeService,
     PluginManifestService,
     PluginConfigService,

@@ -50,8 +50,9 @@ export class PluginCodeController {
   ): Promise<StoredCode> {
     if (typeof body !== 'string' && !Buffer.isBuffer(body))
       throw new PluginCodeMediaTypeError(contentType);
+    const code = await this.code.checked(body);
     const stored = await this.unitOfWork.run((tx) =>
-      this.code.upload(tx, principal, query.name, query.version, body),
+      this.code.upload(tx, principal, query.name, query.version, code),
     );
     void reply
       .status(stored.overwritten ? 200 : 201)

@@ -17,7 +17,7 @@ import type { RegistryActor } from '../registry-actor';
 import { qualifiedTableOf } from '../persistence/table-names';
 import { versionSubject } from '../plugin-identity';
 import { codeEtag } from './code-etag';
-import { checkPluginCode } from './plugin-code.validator';
+import { PluginCodeChecker } from './plugin-code.checker';
 
 export interface StoredCode {
   name: string;
@@ -28,6 +28,12 @@ export interface StoredCode {
   /** False on the first upload of this name and version, true when it replaced earlier code. */
   overwritten: boolean;
   uploadedAt: Date;
+}
+
+/** Uploaded code that passed {@link PluginCodeService.checked}; nothing else is stored. */
+export interface CheckedCode {
+  readonly bytes: Buffer;
+  readonly __checked: unique symbol;
 }
 
 export interface ServedCode {
@@ -53,7 +59,22 @@ export class PluginCodeService {
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly config: PluginRegistryConfig,
+    private readonly checker: PluginCodeChecker,
   ) {}
+
+  /**
+   * The code, once it is known to be a module the frontend can load. Before any transaction:
+   * the check runs on a thread of its own and may take a while for a large module.
+   */
+  async checked(body: string | Buffer): Promise<CheckedCode> {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    if (bytes.length > this.config.PLUGIN_CODE_MAX_BYTES) {
+      throw new PluginCodeTooLargeError(bytes.length, this.config.PLUGIN_CODE_MAX_BYTES);
+    }
+    const problem = await this.checker.check(typeof body === 'string' ? body : decodeUtf8(bytes));
+    if (problem) throw new InvalidPluginCodeError(problem.message, problem.line, problem.column);
+    return { bytes } as CheckedCode;
+  }
 
   /** Stores the code of one version, replacing what an earlier upload of that version stored. */
   async upload(
@@ -61,15 +82,8 @@ export class PluginCodeService {
     actor: RegistryActor,
     name: string,
     version: string,
-    body: string | Buffer,
+    { bytes }: CheckedCode,
   ): Promise<StoredCode> {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    if (bytes.length > this.config.PLUGIN_CODE_MAX_BYTES) {
-      throw new PluginCodeTooLargeError(bytes.length, this.config.PLUGIN_CODE_MAX_BYTES);
-    }
-    const problem = checkPluginCode(typeof body === 'string' ? body : decodeUtf8(bytes));
-    if (problem) throw new InvalidPluginCodeError(problem.message, problem.line, problem.column);
-
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const table = qualifiedTableOf(this.dataSource, PluginVersionEntity);
     // One statement, so two first uploads of one version racing cannot both insert.

@@ -1,4 +1,4 @@
-import { parsePluginConfigBody } from './plugin-config-body';
+import { PLUGIN_CONFIG_MAX_BYTES, parsePluginConfigBody } from './plugin-config-body';
 
 describe('parsePluginConfigBody', () => {
   it('splits the known members from further ones and drops the members the service sets', () => {
@@ -36,5 +36,27 @@ describe('parsePluginConfigBody', () => {
 
   it('refuses a body that is not an object', () => {
     expect(() => parsePluginConfigBody([])).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
+  it('refuses a config whose config and further members exceed 256 KiB of JSON together', () => {
+    const half = 'x'.repeat(PLUGIN_CONFIG_MAX_BYTES / 2);
+    const body = (extra: string) => ({ name: 'p', version: '1.0.0', config: { half }, extra });
+    // `{"config":{"half":"…"},"extra":{"extra":"…"}}` is 43 bytes around the two strings.
+    expect(parsePluginConfigBody(body('y'.repeat(PLUGIN_CONFIG_MAX_BYTES / 2 - 43))).extra).toEqual(
+      {
+        extra: 'y'.repeat(PLUGIN_CONFIG_MAX_BYTES / 2 - 43),
+      },
+    );
+    expect(() => parsePluginConfigBody(body('y'.repeat(PLUGIN_CONFIG_MAX_BYTES / 2 - 42)))).toThrow(
+      expect.objectContaining({
+        status: 400,
+        errors: [
+          {
+            path: 'config',
+            message: `config and the further members must be at most ${PLUGIN_CONFIG_MAX_BYTES} bytes of JSON together (${PLUGIN_CONFIG_MAX_BYTES + 1} given)`,
+          },
+        ],
+      }),
+    );
   });
 });

@@ -16,6 +16,12 @@ export interface PluginConfigInput {
  */
 const SERVER_MEMBERS = new Set(['id', 'createdAt', 'updatedAt']);
 
+/**
+ * `config` and the further members together, as JSON: what the config store allows a
+ * config's `values`. A list page of 100 configs then stays within 25 MiB.
+ */
+export const PLUGIN_CONFIG_MAX_BYTES = 256 * 1024;
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -46,6 +52,15 @@ export function parsePluginConfigBody(body: unknown): PluginConfigInput {
   const extra = Object.fromEntries(
     Object.entries(rest).filter(([key]) => !SERVER_MEMBERS.has(key)),
   );
+  const bytes = Buffer.byteLength(JSON.stringify({ config, extra }), 'utf8');
+  if (bytes > PLUGIN_CONFIG_MAX_BYTES) {
+    throw new RequestValidationError([
+      {
+        path: 'config',
+        message: `config and the further members must be at most ${PLUGIN_CONFIG_MAX_BYTES} bytes of JSON together (${bytes} given)`,
+      },
+    ]);
+  }
   return {
     name: name as string,
     version: version as string,

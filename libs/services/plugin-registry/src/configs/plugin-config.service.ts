@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@comanda/persistence';
+import { sqlRows, type Tx } from '@comanda/persistence';
+import { RequestValidationError } from '@comanda/http';
 import { EventTypes } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import { isUUID } from 'class-validator';
@@ -13,6 +14,8 @@ import {
   PluginVersionNotReadyError,
 } from '../plugin-registry.errors';
 import type { RegistryActor } from '../registry-actor';
+import { isPluginName } from '../plugin-identity';
+import { qualifiedTableOf } from '../persistence/table-names';
 import type { PluginConfigInput } from './plugin-config-body';
 import { checkConfigAgainstParameters } from './plugin-config.rules';
 
@@ -26,12 +29,42 @@ export type PluginConfigView = Record<string, unknown> & {
   updatedAt: string;
 };
 
+export interface PluginConfigPage {
+  items: PluginConfigView[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+interface PluginConfigRow {
+  id: string;
+  name: string;
+  version: string;
+  config: Record<string, unknown>;
+  extra: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  /** `created_at` to the microsecond, as text: a `Date` would lose the last three digits. */
+  created_at_text: string;
+}
+
 @Injectable()
 export class PluginConfigService {
+  private readonly listSql: string;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-  ) {}
+  ) {
+    this.listSql = `
+      SELECT id, name, version, config, extra, created_at, updated_at,
+             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_text
+        FROM ${qualifiedTableOf(dataSource, PluginConfigEntity)}
+       WHERE tenant_id = $1
+         AND ($2::text IS NULL OR name = $2)
+         AND ($3::text IS NULL OR (name, created_at, id) > ($3, $4::timestamptz, $5::uuid))
+       ORDER BY name, created_at, id
+       LIMIT $6`;
+  }
 
   async create(
     manager: Tx,
@@ -78,12 +111,29 @@ export class PluginConfigService {
     return toView(saved);
   }
 
-  async list(tenantId: string, name?: string): Promise<PluginConfigView[]> {
-    const rows = await this.dataSource.getRepository(PluginConfigEntity).find({
-      where: name === undefined ? { tenantId } : { tenantId, name },
-      order: { name: 'ASC', createdAt: 'ASC', id: 'ASC' },
-    });
-    return rows.map(toView);
+  /**
+   * A page of the tenant's configs (of one plugin when `name` is given), by name, then
+   * creation, then id. The cursor is the position of the page's last config: a config
+   * created or renamed meanwhile is listed where its name puts it, none is listed twice.
+   */
+  async list(
+    tenantId: string,
+    query: { name?: string; limit: number; cursor?: string },
+  ): Promise<PluginConfigPage> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const rows = await sqlRows<PluginConfigRow>(this.dataSource, this.listSql, [
+      tenantId,
+      query.name ?? null,
+      after?.name ?? null,
+      after?.createdAt ?? null,
+      after?.id ?? null,
+      query.limit + 1,
+    ]);
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return rows.length > query.limit && last
+      ? { items: items.map(rowToView), nextCursor: encodeCursor(last) }
+      : { items: items.map(rowToView) };
   }
 
   /**
@@ -123,7 +173,51 @@ export class PluginConfigService {
   }
 }
 
-function toView(entity: PluginConfigEntity): PluginConfigView {
+function rowToView(row: PluginConfigRow): PluginConfigView {
+  return toView({
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    config: row.config,
+    extra: row.extra,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
+function encodeCursor(row: PluginConfigRow): string {
+  return Buffer.from(JSON.stringify([row.name, row.created_at_text, row.id])).toString('base64url');
+}
+
+const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** The position a cursor names; 400 for a cursor this list did not hand out. */
+function decodeCursor(cursor: string): { name: string; createdAt: string; id: string } {
+  let position: unknown;
+  try {
+    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    position = undefined;
+  }
+  if (
+    Array.isArray(position) &&
+    position.length === 3 &&
+    isPluginName(position[0]) &&
+    typeof position[1] === 'string' &&
+    CURSOR_INSTANT.test(position[1]) &&
+    isUUID(position[2])
+  ) {
+    return { name: position[0], createdAt: position[1], id: position[2] as string };
+  }
+  throw new RequestValidationError([{ path: 'cursor', message: 'is not a cursor of this list' }]);
+}
+
+function toView(
+  entity: Pick<
+    PluginConfigEntity,
+    'id' | 'name' | 'version' | 'config' | 'extra' | 'createdAt' | 'updatedAt'
+  >,
+): PluginConfigView {
   return {
     id: entity.id,
     name: entity.name,

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** A plugin config as a client sends it; further members are stored and returned as they came. */
 export class PluginConfigInputView {
@@ -22,4 +22,6 @@ export class StoredPluginConfigView extends PluginConfigInputView {
 
 export class PluginConfigListView {
   @ApiProperty({ type: [StoredPluginConfigView] }) items!: StoredPluginConfigView[];
+  @ApiPropertyOptional({ description: 'Pass as `cursor` for the next page; absent on the last' })
+  nextCursor?: string;
 }

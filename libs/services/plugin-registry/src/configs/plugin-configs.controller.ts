@@ -12,9 +12,13 @@ import {
 } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermission, type Principal } from '@comanda/security';
-import { PluginConfigListQueryDto } from './plugin-config-list.query';
+import { PLUGIN_CONFIG_PAGE_DEFAULT, PluginConfigListQueryDto } from './plugin-config-list.query';
 import { parsePluginConfigBody } from './plugin-config-body';
-import { PluginConfigService, type PluginConfigView } from './plugin-config.service';
+import {
+  PluginConfigService,
+  type PluginConfigPage,
+  type PluginConfigView,
+} from './plugin-config.service';
 import { UnitOfWork } from '@comanda/persistence';
 import {
   PluginConfigInputView,
@@ -38,8 +42,12 @@ export class PluginConfigsController {
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: PluginConfigListQueryDto,
-  ): Promise<{ items: PluginConfigView[] }> {
-    return { items: await this.configs.list(principal.tenantId, query.name) };
+  ): Promise<PluginConfigPage> {
+    return this.configs.list(principal.tenantId, {
+      name: query.name,
+      limit: query.limit === undefined ? PLUGIN_CONFIG_PAGE_DEFAULT : Number(query.limit),
+      cursor: query.cursor,
+    });
   }
 
   @Post('configs')
