@@ -106,6 +106,9 @@ describe('GET/POST/DELETE /admin/dead-letters through the gateway', () => {
         ['GET', '/admin/dead-letters'],
         ['POST', '/admin/dead-letters/orders.1/replay'],
         ['DELETE', '/admin/dead-letters/orders.1'],
+        // An id naming no service is refused for the caller first, never described to them.
+        ['POST', '/admin/dead-letters/nowhere.1/replay'],
+        ['DELETE', '/admin/dead-letters/not-an-id'],
       ]) {
         const response = await fetch(`${platform.baseUrl}${path}`, { method, headers });
         const body = (await response.json()) as { code: string; requestId: string };

@@ -842,15 +842,19 @@ describe('gateway with a tight rate limit and missing upstreams', () => {
 
 describe('gateway whose services are all away', () => {
   let gateway: RunningService;
+  let issuer: TestIssuer;
 
   beforeAll(async () => {
     const away = await unusedUrl();
+    // Only the signing keys answer (the issuer stands in for auth's JWKS; it has no dead
+    // letters to list): the gateway can tell a real admin token from a forged one.
+    issuer = await startTestIssuer();
     gateway = await startService(gatewayService, {
       port: 0,
       host: '127.0.0.1',
       env: {
         LOG_LEVEL: 'silent',
-        AUTH_URL: away,
+        AUTH_URL: issuer.url,
         CONFIG_STORE_URL: away,
         PLUGIN_REGISTRY_URL: away,
         ORDERS_URL: away,
@@ -860,14 +864,33 @@ describe('gateway whose services are all away', () => {
     });
   });
 
-  afterAll(() => gateway?.close());
+  afterAll(async () => {
+    await gateway?.close();
+    await issuer?.close();
+  });
 
-  it('answers the dead-letter list 503, never an empty 200 no service checked the token of', async () => {
-    const forged = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'x', tid: 'acme' })}` };
-    const response = await send(gateway.url, '/admin/dead-letters', { headers: forged });
+  it('answers the dead-letter list 503 to an admin when no service can list, never an empty 200', async () => {
+    const admin = {
+      ...V0,
+      authorization: `Bearer ${await issuer.token('platform', 'ops', 'platform:admin')}`,
+    };
+    const response = await send(gateway.url, '/admin/dead-letters', { headers: admin });
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('5');
     expect(response.json()).toMatchObject({ status: 503, code: 'upstream.unavailable' });
+  });
+
+  it('refuses a forged token on the dead-letter routes itself, before asking any service', async () => {
+    const forged = { ...V0, authorization: `Bearer ${fakeToken({ client_id: 'x', tid: 'acme' })}` };
+    for (const [method, path] of [
+      ['GET', '/admin/dead-letters'],
+      ['POST', '/admin/dead-letters/nowhere.1/replay'],
+      ['DELETE', '/admin/dead-letters/orders.1'],
+    ] as const) {
+      const response = await send(gateway.url, path, { method, headers: forged });
+      expect({ path, status: response.status }).toEqual({ path, status: 401 });
+      expect(response.json()).toMatchObject({ code: 'auth.invalid_token' });
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '@comanda/http';
-import { Public } from '@comanda/security';
+import { BearerTokenVerifier, holds, InsufficientScopeError, Public } from '@comanda/security';
 import { UpstreamPools, type Upstream } from '../proxy/upstream-pools';
 
 const FORWARDED = ['authorization', 'x-api-version', 'traceparent'] as const;
@@ -25,19 +25,25 @@ interface DeadLetterItem {
 /**
  * `/admin/dead-letters` (docs/operations.md): asks every service for its own dead letters and
  * merges them, newest first; a replay or purge goes to the service the id names (`orders.42`).
- * Public here because the gateway verifies no token: every service checks the API version
- * and `platform:admin` on the caller's token, and a refusal (any 4xx but a service's 404) is
- * passed on as it came, with its challenge. The services are asked under the gateway's
- * request id, so a problem they answer names the id of the gateway's answer.
+ * Public to Nest's guard (the gateway has none): the controller verifies the caller's token
+ * and `platform:admin` itself before it asks anything or reads the id, so a caller without
+ * them learns nothing and costs the services nothing. Every service checks them again, and a
+ * refusal (any 4xx but a service's 404) is passed on as it came, with its challenge. The
+ * services are asked under the gateway's request id, so a problem they answer names the id
+ * of the gateway's answer.
  */
 @Public()
 @ApiExcludeController()
 @Controller('admin/dead-letters')
 export class DeadLettersAdminController {
-  constructor(private readonly pools: UpstreamPools) {}
+  constructor(
+    private readonly pools: UpstreamPools,
+    private readonly verifier: BearerTokenVerifier,
+  ) {}
 
   @Get()
   async list(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.authorize(request);
     const query = request.query as { limit?: string };
     const limit = Math.max(
       1,
@@ -109,8 +115,15 @@ export class DeadLettersAdminController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
+    await this.authorize(request);
     const path = `/admin/dead-letters/${encodeURIComponent(id)}${suffix}`;
     return this.send(reply, await this.ask(this.owner(id), method, path, request));
+  }
+
+  /** 401 without a valid token, 403 without `platform:admin`: before anything else. */
+  private async authorize(request: FastifyRequest): Promise<void> {
+    const principal = await this.verifier.authenticate(request, undefined);
+    if (!holds(principal, 'platform:admin')) throw new InsufficientScopeError(['platform:admin']);
   }
 
   /** `orders.42` → the orders service. */
