@@ -99,6 +99,14 @@ describe('requests Node refuses before any route sees them', () => {
     expectProblem(parse(raw), 400, 'request.host_missing');
   });
 
+  it('answers a request with two Host lines with a 400 problem, then closes (RFC 9112 §3.2)', async () => {
+    for (const hosts of ['Host: x\r\nHost: y', 'Host: x\r\nHOST: x']) {
+      const raw = await exchange(port, `GET /health/live HTTP/1.1\r\n${hosts}\r\n\r\n`);
+      expectProblem(parse(raw), 400, 'request.host_repeated');
+      expect(parse(raw).headers.get('connection')).toBe('close');
+    }
+  });
+
   it('routes a request target in absolute form as its path (RFC 9112 §3.2.2)', async () => {
     const raw = await exchange(
       port,

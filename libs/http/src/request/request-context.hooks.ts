@@ -11,6 +11,24 @@ const MISSING_HOST = new ProblemError({
   detail: 'Send a Host header with the request (RFC 9112, section 3.2).',
 });
 
+const REPEATED_HOST = new ProblemError({
+  status: 400,
+  code: 'request.host_repeated',
+  title: 'Host header repeated',
+  detail: 'Send one Host header with the request, not several (RFC 9112, section 3.2).',
+});
+
+/** The Host lines of a request: Node keeps the first and drops the others without a word. */
+function hostLines(rawHeaders: string[]): number {
+  let lines = 0;
+  // Names at even indexes; most are not four characters long, and need no lower-cased copy.
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index];
+    if (name.length === 4 && name.toLowerCase() === 'host') lines += 1;
+  }
+  return lines;
+}
+
 /**
  * Runs each request inside `runWithContext`, from its first hook on. Fastify calls the next
  * hooks and the route handler from `done`, and binds its body parsing to the request's
@@ -24,10 +42,20 @@ export function installRequestContext(fastify: FastifyInstance): void {
     // Checked here, in the hook every request runs anyway, rather than by Node: Node answers an
     // HTTP/1.1 request without Host (RFC 9112 §3.2) with an empty 400, not a problem
     // (`requireHostHeader: false` in createFastifyAdapter hands the check over).
-    if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    const hostProblem =
+      request.raw.headers.host === undefined
+        ? request.raw.httpVersion === '1.1'
+          ? MISSING_HOST
+          : undefined
+        : hostLines(request.raw.rawHeaders) > 1
+          ? // The tenant of `/connect/token` and the well-known paths is read from Host: a
+            // proxy before us may have read another line than the first.
+            REPEATED_HOST
+          : undefined;
+    if (hostProblem) {
       // And the connection ends with it, as Node's answer ended it.
       reply.header('connection', 'close');
-      replyWithProblem(request, reply, MISSING_HOST);
+      replyWithProblem(request, reply, hostProblem);
       return;
     }
     const incoming = request.headers.traceparent;
