@@ -73,6 +73,20 @@ describe('gateway: the public port of the platform', () => {
     expect(await response.json()).toMatchObject({ code: 'api_version.unsupported' });
   });
 
+  it('answers 405 with the path’s methods for a method no route has, WebDAV’s and the like included', async () => {
+    const headers = { authorization: `Bearer ${await adminToken(platform)}`, 'x-api-version': '0' };
+    for (const method of ['PROPFIND', 'SEARCH', 'PURGE', 'PATCH']) {
+      const response = await fetch(`${platform.baseUrl}/admin/tenants`, { method, headers });
+      const body = (await response.json()) as { code: string };
+      expect({ method, status: response.status, code: body.code }).toEqual({
+        method,
+        status: 405,
+        code: 'request.method_not_allowed',
+      });
+      expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+    }
+  });
+
   it('answers 401 with WWW-Authenticate Bearer and no error code without a token (from the service)', async () => {
     const response = await get('/admin/tenants', { 'x-api-version': '0' });
     expect(response.status).toBe(401);

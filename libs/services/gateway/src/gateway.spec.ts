@@ -110,6 +110,14 @@ describe.each([
       expect(response.json()).toMatchObject({ upstream, method: 'GET', url: path });
     });
 
+    it('forwards a method Fastify does not route by default to the service that owns the path', async () => {
+      for (const method of ['PROPFIND', 'SEARCH', 'PURGE', 'MKCOL']) {
+        const response = await send(gateway.url, '/orders/o1', { method, headers: V0 });
+        expect(response.status).toBe(200);
+        expect(response.json()).toMatchObject({ upstream: 'orders', method, url: '/orders/o1' });
+      }
+    });
+
     it('answers 404 problem for a path no service owns, without forwarding', async () => {
       const response = await send(gateway.url, '/ordersx/1', { headers: V0 });
       expect(response.status).toBe(404);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import { METHODS, type IncomingHttpHeaders } from 'node:http';
 import fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { registerLocalListener } from '@comanda/runtime';
 
@@ -58,6 +58,11 @@ export async function startTestUpstream(
     components: { schemas: { [`${name}Thing`]: { type: 'object' } } },
     tags: [{ name }],
   }));
+  // Echoes every method Node reads, as a service's router hears any (and answers 405 itself).
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
+      app.addHttpMethod(method, { hasBody: true });
+  }
   app.all('/*', async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const record: SeenRequest = {
