@@ -7,7 +7,7 @@ import { MAX_JSON_DEPTH } from '../storable/storable-text';
 import { problemFromFastifyError } from './fastify-errors';
 import { RefusedBody, takesRefusedBody } from './refused-body';
 import { contentCodingRefusal } from './content-coding';
-import { EXACT_INTEGER_LIMIT, inexactNumbers } from './exact-numbers';
+import { inexactNumbers } from './exact-numbers';
 import { utf8Body } from './utf8-body';
 
 /** What any one JSON body may hold, whatever route it is for. */
@@ -87,7 +87,7 @@ export function jsonLimitBreach(
   text?: string,
 ): JsonBreach | undefined {
   const stack: Frame[] = [{ value, depth: 1, key: undefined, parent: undefined }];
-  let inexact: Set<number> | undefined;
+  let inexact: ReadonlySet<number> | undefined;
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;
     const { value: current, depth } = frame;
@@ -106,11 +106,10 @@ export function jsonLimitBreach(
       typeof current === 'number' &&
       text !== undefined &&
       limits.refuseInexactNumbers &&
-      Math.abs(current) >= EXACT_INTEGER_LIMIT &&
       (inexact ??= inexactNumbers(text)).has(current)
     ) {
       return breach(
-        `must be a number JSON keeps exactly (it would read as ${current}): send a number this large as a string`,
+        `must be a number JSON keeps exactly (it would read as ${current}): send fewer digits, or the number as a string`,
       );
     }
     if (current === null || typeof current !== 'object') continue;
