@@ -1033,6 +1033,8 @@ describe('orders through the gateway', () => {
         expect(text.status).toBe(200);
         expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
         expect(text.headers.get('vary')).toMatch(/accept/i);
+        // The POS wrote the text: a browser must not take it for HTML or script.
+        expect(text.headers.get('x-content-type-options')).toBe('nosniff');
         expect(text.text).toBe(report.receipt);
       }
       // JSON ranked first, or no preference, or nothing the route has: JSON.

@@ -127,7 +127,8 @@ export class OrdersController {
     );
     void reply.header('vary', 'Accept');
     if (prefersPlainText(request)) {
-      void reply.type('text/plain; charset=utf-8');
+      // The POS wrote the text: a browser must not sniff HTML or script in it.
+      void reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff');
       return receipt;
     }
     return { orderId, receipt };
