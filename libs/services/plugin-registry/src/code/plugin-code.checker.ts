@@ -22,6 +22,8 @@ const DEFAULT_LIMITS: PluginCodeCheckLimits = { queue: 16, timeoutMs: 10_000, he
 const THREADS = 1;
 const IDLE_MS = 60_000;
 
+const PISCINA_QUEUE_FULL = 'Task queue is at limit';
+
 const WORKER = join(__dirname, `plugin-code.worker${extname(__filename)}`);
 
 /**
@@ -57,6 +59,9 @@ export class PluginCodeChecker implements OnModuleDestroy {
     try {
       return await this.pool.run(source, { signal: AbortSignal.timeout(this.limits.timeoutMs) });
     } catch (error) {
+      // Piscina's own count of its queue, should it differ from the one read above.
+      if (error instanceof Error && error.message === PISCINA_QUEUE_FULL)
+        throw new PluginCodeCheckBusyError();
       throw new PluginCodeUncheckableError(this.reasonOf(error));
     }
   }
