@@ -330,6 +330,75 @@ describe('a service started while its broker cannot be reached', () => {
   });
 });
 
+describe('a service whose broker goes away under traffic', () => {
+  it('stays ready while its relay waits on the broker, takes every write, and relays them all once it is back', async () => {
+    const database = await createTestDatabase('runtime_broker_gone');
+    const broker = await createTestBroker('runtime-broker-gone');
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    const bus = new RabbitMqBus({
+      url: proxy.urlFor(broker.url),
+      exchange: broker.exchange,
+      queuePrefix: broker.queuePrefix,
+      reconnectDelayMs: 100,
+    });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    let service: RunningService | undefined;
+    try {
+      service = await startService(notesService, {
+        port,
+        databaseUrl: database.url,
+        bus,
+        // A relay round is "stuck" after three polls, at least 5 s; a publish waits up to the
+        // bus's publish timeout (10 s) for the broker.
+        env: { LOG_LEVEL: 'silent', OUTBOX_POLL_MS: '100', TIMER_POLL_MS: '100' },
+        topology,
+      });
+      proxy.goDown();
+      const notes: string[] = [];
+      const readiness: Array<{ status: number; relay: unknown }> = [];
+      // Longer than "stuck" and shorter than the publish timeout: a round waiting on the
+      // broker spans it.
+      const until = Date.now() + 8_000;
+      while (Date.now() < until) {
+        const id = `note-${notes.length}`;
+        const created = await fetch(`${url}/notes`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ id }),
+        });
+        expect(created.status).toBe(201);
+        notes.push(id);
+        const ready = await fetch(`${url}/health/ready`);
+        const body = (await ready.json()) as { details?: { messaging?: { relay?: unknown } } };
+        readiness.push({ status: ready.status, relay: body.details?.messaging?.relay });
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(readiness.filter(({ status }) => status !== 200)).toEqual([]);
+
+      proxy.comeBack();
+      const dataSource = service.app.get(DataSource);
+      await waitFor(
+        'the consumer to see every note written while the broker was away',
+        async () => {
+          const [row] = (await dataSource.query(
+            `SELECT count(*)::int AS seen FROM notes.notes WHERE seen_count = 1`,
+          )) as Array<{ seen: number }>;
+          return row.seen === notes.length;
+        },
+        { timeoutMs: 30_000 },
+      );
+    } finally {
+      proxy.comeBack();
+      await service?.close();
+      await bus.close();
+      await proxy.stop();
+      await disposeTestBroker(broker, [`${broker.queuePrefix}notes.mark-seen`]);
+      await database.drop();
+    }
+  }, 60_000);
+});
+
 @Module({})
 class StatelessModule {}
 

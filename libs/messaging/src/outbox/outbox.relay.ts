@@ -258,7 +258,10 @@ export class OutboxRelay {
   private async publishAggregate(rows: ClaimedRow[]): Promise<string[]> {
     if (!this.bus.queuesInPublishOrder) return this.publishOneByOne(rows);
     if (!this.leader) return []; // lost the lock meanwhile: the new leader carries on
-    const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    // The broker's time, not the relay's: a broker away does not make the relay stuck.
+    const outcomes = await this.loop.waitingOnBroker(() =>
+      Promise.allSettled(rows.map((row) => this.publish(row))),
+    );
     const published: string[] = [];
     let refused: { row: ClaimedRow; reason: unknown } | undefined;
     outcomes.forEach((outcome, index) => {

@@ -58,6 +58,8 @@ export class PollingLoop {
   private reportedAt = 0;
   /** When the round in progress started; undefined between rounds. */
   private roundStartedAt: number | undefined;
+  /** Waits of the round on the broker (`waitingOnBroker`) in progress. */
+  private brokerWaits = 0;
   private done: Promise<void> = Promise.resolve();
 
   /**
@@ -110,8 +112,27 @@ export class PollingLoop {
   state(stuckAfterMs = Math.max(this.pollMs * 3, 5_000)): LoopState {
     if (!this.running) return 'stopped';
     const started = this.roundStartedAt;
-    if (started !== undefined && Date.now() - started > stuckAfterMs) return 'stuck';
+    if (started !== undefined && this.brokerWaits === 0 && Date.now() - started > stuckAfterMs)
+      return 'stuck';
     return this.lastRoundOk ? 'ok' : 'failing';
+  }
+
+  /**
+   * Runs `wait`, a wait of the round on the broker (a publish waiting for its confirm, or for
+   * the connection to come back, up to the bus's own publish timeout). Readiness does not
+   * follow the broker (ADR 0069): while such a wait lasts, the round is not stuck, and its
+   * clock starts again when the last one ends. Before, an outage made every relay round wait
+   * out the publish timeout (10 s), and readiness went red half the time.
+   */
+  async waitingOnBroker<T>(wait: () => Promise<T>): Promise<T> {
+    this.brokerWaits += 1;
+    try {
+      return await wait();
+    } finally {
+      this.brokerWaits -= 1;
+      if (this.brokerWaits === 0 && this.roundStartedAt !== undefined)
+        this.roundStartedAt = Date.now();
+    }
   }
 
   private async run(): Promise<void> {
