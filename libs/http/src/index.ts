@@ -15,7 +15,11 @@ export {
   ServiceLogger,
 } from './logging/logging.module';
 export type { LogFormat } from './logging/logging.module';
-export { markForwarded, markForwardedConnection } from './logging/request-logging';
+export {
+  markForwarded,
+  markForwardedConnection,
+  markUpstreamAnswer,
+} from './logging/request-logging';
 export { ProblemError } from './problem/problem.error';
 export { OAuthError } from './problem/oauth.error';
 export type { OAuthErrorCode } from './problem/oauth.error';

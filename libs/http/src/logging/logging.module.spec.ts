@@ -114,6 +114,18 @@ describe('JSON logs', () => {
     expect(line).toMatchObject({ level: 50, service: 'kit-test', res: { statusCode: 500 } });
   });
 
+  it('logs an upstream’s 5xx passed on over HTTP as a warning: the upstream’s own line is the error', async () => {
+    const response = await call(`${url}/forwarded/failure`, {
+      headers: { 'x-request-id': 'log-upstream' },
+    });
+    expect(response.status).toBe(500);
+    const line = await lineOf('log-upstream', 'request failed upstream: its own line says why');
+    expect(line).toMatchObject({ level: 40, upstream: 'orders', res: { statusCode: 500 } });
+    expect(
+      lines().filter((entry) => entry.requestId === 'log-upstream' && Number(entry.level) >= 50),
+    ).toEqual([]);
+  });
+
   it('logs a rate limit answered 500 (the partner event receiver) as the refusal it is, not an error', async () => {
     const response = await call(`${url}/notifications/merchants/m1/limited`, {
       headers: { 'x-request-id': 'log-limit' },

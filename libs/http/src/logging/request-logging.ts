@@ -62,7 +62,13 @@ function redactedQueryJson(query: unknown): string {
 const FORWARDED = Symbol('comanda.forwardedRequest');
 
 interface ForwardedRaw {
-  [FORWARDED]?: { by: FastifyRequest; upstream: string; headers: IncomingHttpHeaders };
+  [FORWARDED]?: {
+    by: FastifyRequest;
+    upstream: string;
+    headers: IncomingHttpHeaders;
+    /** Set by `markUpstreamAnswer`: the status is the upstream's, over HTTP. */
+    answeredUpstream?: boolean;
+  };
 }
 
 /**
@@ -75,6 +81,17 @@ interface ForwardedRaw {
  */
 export function markForwarded(request: FastifyRequest, upstream: string): void {
   (request.raw as ForwardedRaw)[FORWARDED] = { by: request, upstream, headers: request.headers };
+}
+
+/**
+ * The gateway passes on the answer its upstream gave over HTTP: that service wrote its own
+ * line for the exchange, at the level its failure deserves (an error, or a warning for a
+ * dependency away, which the gateway cannot see from here). The gateway's line of an
+ * upstream's 5xx is then a warning, so that one failure is one error line, the service's.
+ */
+export function markUpstreamAnswer(request: FastifyRequest): void {
+  const forwarded = (request.raw as ForwardedRaw)[FORWARDED];
+  if (forwarded !== undefined) forwarded.answeredUpstream = true;
 }
 
 const FORWARDED_CONNECTION = Symbol('comanda.forwardedConnection');
@@ -125,7 +142,8 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     const failed = status !== undefined && status >= 500 && !callerRefusedAs500(request);
     // An upstream or the database away is an outage to see, not one error line per caller.
     const outage = failed && (OUTAGE_STATUSES.has(status) || failedForOutage(request));
-    const level = outage ? 'warn' : failed ? 'error' : 'info';
+    const upstreamFailed = failed && !outage && forwarded?.answeredUpstream === true;
+    const level = outage || upstreamFailed ? 'warn' : failed ? 'error' : 'info';
     if (!lines.isLevelEnabled(level)) return;
     const query = request.query;
     const socket = request.raw.socket as Socket | undefined;
@@ -146,7 +164,13 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     lines.write(
       level,
       members,
-      outage ? 'request failed: a dependency is away' : failed ? 'request errored' : message,
+      outage
+        ? 'request failed: a dependency is away'
+        : upstreamFailed
+          ? 'request failed upstream: its own line says why'
+          : failed
+            ? 'request errored'
+            : message,
     );
   };
   fastify.addHook('onResponse', (request, reply, done) => {

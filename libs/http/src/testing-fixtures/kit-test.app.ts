@@ -11,6 +11,8 @@ import {
   Post,
   NotFoundException,
   Param,
+  Req,
+  Res,
   ServiceUnavailableException,
   UnauthorizedException,
   UseGuards,
@@ -18,6 +20,7 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsInt, IsString, Min, ValidateNested } from 'class-validator';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -28,6 +31,7 @@ import {
   type FastifyAdapterOptions,
 } from '../fastify/create-fastify-adapter';
 import { loggingModule, ServiceLogger } from '../logging/logging.module';
+import { markForwarded, markUpstreamAnswer } from '../logging/request-logging';
 import { ProblemError } from '../problem/problem.error';
 import { BodyRefusalToHandler, RefusedBody } from '../fastify/refused-body';
 
@@ -135,6 +139,14 @@ class KitTestController {
       detail: 'Too many requests.',
       headers: { 'Retry-After': '1' },
     });
+  }
+
+  /** What the gateway does with an upstream's 500 over HTTP: passes it on, marked as the upstream's. */
+  @Get('forwarded/failure')
+  forwardedFailure(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    markForwarded(request, 'orders');
+    markUpstreamAnswer(request);
+    void reply.status(500).type('application/problem+json').send('{"status":500}');
   }
 
   @Get('kitchen')

@@ -2,7 +2,12 @@ import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Dispatcher } from 'undici';
 import { childTraceparent } from '@comanda/context';
-import { closeAfterAnswer, guardedStream, REQUEST_ID_HEADER } from '@comanda/http';
+import {
+  closeAfterAnswer,
+  guardedStream,
+  markUpstreamAnswer,
+  REQUEST_ID_HEADER,
+} from '@comanda/http';
 import { RuntimeConfig } from '@comanda/runtime';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../gateway.errors';
 import { BodyLimitStream } from './body-limit.stream';
@@ -84,6 +89,7 @@ export class ProxyService implements BeforeApplicationShutdown {
     }
 
     reply.status(response.statusCode);
+    markUpstreamAnswer(request);
     for (const [name, value] of Object.entries(endToEndHeaders(response.headers))) {
       reply.header(name, value);
     }
