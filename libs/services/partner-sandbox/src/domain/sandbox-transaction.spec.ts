@@ -47,6 +47,15 @@ describe('the sandbox transaction', () => {
   });
 
   it('releases nothing, successfully, for an aborted registration (rule 4, then rule 3)', () => {
+    // A payment whose registration never reached the partner (a fault audit: blackholed posts,
+    // then the annulment after the timeout): released, and closed to a late registration.
+    expect(decide('new', 'annulment', 'sandbox_success')).toEqual({
+      event: { type: 'annulment_succeeded', reason: 'nothing_reserved' },
+      next: 'annulled',
+    });
+    expect(decide('annulled', 'registration', 'sandbox_success').event?.type).toBe(
+      'registration_failed',
+    );
     expect(decide('aborted', 'annulment', 'sandbox_success')).toEqual({
       event: { type: 'annulment_succeeded', reason: 'nothing_reserved' },
       next: 'aborted',

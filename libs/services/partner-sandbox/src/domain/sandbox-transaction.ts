@@ -122,7 +122,15 @@ function decideEvent(
           next: state,
         };
       }
-      if (state === 'annulled' || state === 'captured' || state === 'new') {
+      // Never registered here (its registration was lost on the way, or not sent): nothing is
+      // reserved, and a registration arriving late must not reserve anything either.
+      if (state === 'new') {
+        return {
+          event: { type: 'annulment_succeeded', reason: 'nothing_reserved' },
+          next: 'annulled',
+        };
+      }
+      if (state === 'annulled' || state === 'captured') {
         return fail('annulment_failed', `transaction_${state}`);
       }
       // Failed, cancelled or aborted: nothing is reserved, so there is nothing left to release.
