@@ -99,6 +99,20 @@ describe('requests Node refuses before any route sees them', () => {
     expectProblem(parse(raw), 400, 'request.host_missing');
   });
 
+  it('answers a request of another HTTP major version than 1 with a 505 problem, then closes', async () => {
+    for (const request of [
+      'GET /health/live\r\n\r\n',
+      'GET /health/live HTTP/2.0\r\nHost: x\r\n\r\n',
+    ]) {
+      const raw = await exchange(port, request);
+      expectProblem(parse(raw), 505, 'request.http_version_not_supported');
+      expect(parse(raw).headers.get('connection')).toBe('close');
+    }
+    // HTTP/1.0 is served (without Host, as it may be sent).
+    const old = parse(await exchange(port, 'GET /health/live HTTP/1.0\r\n\r\n'));
+    expect(old.statusLine).toMatch(/^HTTP\/1.1 200 /);
+  });
+
   it('answers a request with two Host lines with a 400 problem, then closes (RFC 9112 §3.2)', async () => {
     for (const hosts of ['Host: x\r\nHost: y', 'Host: x\r\nHOST: x']) {
       const raw = await exchange(port, `GET /health/live HTTP/1.1\r\n${hosts}\r\n\r\n`);

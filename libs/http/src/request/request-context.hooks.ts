@@ -11,6 +11,13 @@ const MISSING_HOST = new ProblemError({
   detail: 'Send a Host header with the request (RFC 9112, section 3.2).',
 });
 
+const VERSION_NOT_SUPPORTED = new ProblemError({
+  status: 505,
+  code: 'request.http_version_not_supported',
+  title: 'HTTP version not supported',
+  detail: 'This server reads HTTP/1.x only: send the request as HTTP/1.1.',
+});
+
 const REPEATED_HOST = new ProblemError({
   status: 400,
   code: 'request.host_repeated',
@@ -42,16 +49,20 @@ export function installRequestContext(fastify: FastifyInstance): void {
     // Checked here, in the hook every request runs anyway, rather than by Node: Node answers an
     // HTTP/1.1 request without Host (RFC 9112 §3.2) with an empty 400, not a problem
     // (`requireHostHeader: false` in createFastifyAdapter hands the check over).
+    // Node answers a bare request line (HTTP/0.9: no headers, so no token, no Host) as if it
+    // were HTTP/1.1; an HTTP/2 line (`GET / HTTP/2.0`) likewise.
     const hostProblem =
-      request.raw.headers.host === undefined
-        ? request.raw.httpVersion === '1.1'
-          ? MISSING_HOST
-          : undefined
-        : hostLines(request.raw.rawHeaders) > 1
-          ? // The tenant of `/connect/token` and the well-known paths is read from Host: a
-            // proxy before us may have read another line than the first.
-            REPEATED_HOST
-          : undefined;
+      request.raw.httpVersionMajor !== 1
+        ? VERSION_NOT_SUPPORTED
+        : request.raw.headers.host === undefined
+          ? request.raw.httpVersion === '1.1'
+            ? MISSING_HOST
+            : undefined
+          : hostLines(request.raw.rawHeaders) > 1
+            ? // The tenant of `/connect/token` and the well-known paths is read from Host: a
+              // proxy before us may have read another line than the first.
+              REPEATED_HOST
+            : undefined;
     if (hostProblem) {
       // And the connection ends with it, as Node's answer ended it.
       reply.header('connection', 'close');
