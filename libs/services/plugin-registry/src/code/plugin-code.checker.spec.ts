@@ -2,6 +2,9 @@ import { PluginCodeChecker } from './plugin-code.checker';
 
 /** Valid, and slow to parse: a default-exported function, then a 1 MB array literal. */
 const LARGE = `export default async function plugin(context) {}\nx = [${'a,'.repeat(500_000)}];\n`;
+/** Acorn takes time quadratic in this regular expression's length: far beyond any deadline. */
+const HOSTILE = `export default function () {}\nconst a = /${'(?<a>x)|'.repeat(100_000)}x/;\n`;
+const SMALL = 'export default () => 1;';
 
 describe('PluginCodeChecker (a thread of its own)', () => {
   const checkers: PluginCodeChecker[] = [];
@@ -50,6 +53,24 @@ describe('PluginCodeChecker (a thread of its own)', () => {
     });
     const roomy = checker({ timeoutMs: 60_000 });
     await expect(roomy.check('export default () => 1;')).resolves.toBeUndefined();
+  });
+
+  it('counts the deadline from the start of the parse: an upload queued behind a slow one is checked', async () => {
+    const checking = checker({ timeoutMs: 1_000, queueWaitMs: 60_000 });
+    const slow = checking.check(HOSTILE);
+    const queued = checking.check(SMALL);
+    await expect(slow).rejects.toMatchObject({ status: 422, code: 'plugin.code_too_complex' });
+    await expect(queued).resolves.toBeUndefined();
+  });
+
+  it('answers 503 with Retry-After to an upload that waits too long for the thread', async () => {
+    const checking = checker({ timeoutMs: 60_000, queueWaitMs: 300 });
+    const slow = checking.check(HOSTILE);
+    slow.catch(() => undefined); // ended by the pool's destruction after the test
+    await expect(checking.check(SMALL)).rejects.toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '2' },
+    });
   });
 
   it('refuses code whose parse needs more than the thread’s heap, and the process lives on', async () => {
