@@ -296,9 +296,9 @@ describe('plugin registry services (real PostgreSQL)', () => {
     expect(listed.nextCursor).toBeUndefined();
   });
 
-  it('lists configs a page at a time, by name then creation, each once, whatever is added meanwhile', async () => {
+  it('lists configs a page at a time, oldest first, each once, whatever is created or renamed meanwhile', async () => {
     const tenant: RegistryActor = { tenantId: 'tenant-pages', clientId: 'ci-p' };
-    for (const name of ['page-b', 'page-a']) {
+    for (const name of ['page-b', 'page-a', 'page-c']) {
       await code.upload(tenant, name, '1.0.0', CODE);
       await manifests.upload(tenant, name, manifest('1.0.0'));
     }
@@ -308,7 +308,7 @@ describe('plugin registry services (real PostgreSQL)', () => {
         (await configs.create(tenant, { name, version: '1.0.0', config: {}, extra: {} })).id,
       );
     }
-    const expected = [created[1], created[3], created[0], created[2], created[4]];
+    const expected = [...created];
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -318,14 +318,20 @@ describe('plugin registry services (real PostgreSQL)', () => {
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items.map((item) => item.id));
       if (pages === 0) {
-        // Added after the first page, before the rest: listed once, where its name puts it.
+        // After the first page: one config created, and one already listed renamed.
         const late = await configs.create(tenant, {
-          name: 'page-b',
+          name: 'page-a',
           version: '1.0.0',
           config: {},
           extra: {},
         });
         expected.push(late.id);
+        await configs.update(tenant, created[0], {
+          name: 'page-c',
+          version: '1.0.0',
+          config: {},
+          extra: {},
+        });
       }
       cursor = page.nextCursor;
       pages += 1;
@@ -337,13 +343,23 @@ describe('plugin registry services (real PostgreSQL)', () => {
     expect(onlyA.items.map((item) => item.id)).toEqual([created[1]]);
     const restOfA = await configs.list(tenant.tenantId, {
       name: 'page-a',
-      limit: 1,
+      limit: 2,
       cursor: onlyA.nextCursor,
     });
-    expect(restOfA.items.map((item) => item.id)).toEqual([created[3]]);
+    expect(restOfA.items.map((item) => item.id)).toEqual([created[3], expected[5]]);
     expect(restOfA.nextCursor).toBeUndefined();
 
-    for (const bad of ['x', Buffer.from('["page-a","2026","nope"]').toString('base64url')]) {
+    const cursorOf = (position: unknown) =>
+      Buffer.from(JSON.stringify(position)).toString('base64url');
+    const id = created[0];
+    for (const bad of [
+      'x',
+      cursorOf(['2026-11-29T10:00:00.000000Z', 'nope']),
+      // Well formed, but no instant: PostgreSQL would refuse them (a 500 before).
+      cursorOf(['2026-02-30T10:00:00.000000Z', id]),
+      cursorOf(['2026-11-29T25:61:61.000000Z', id]),
+      cursorOf(['0000-01-01T00:00:00.000000Z', id]),
+    ]) {
       await expect(configs.list(tenant.tenantId, { limit: 2, cursor: bad })).rejects.toMatchObject({
         status: 400,
         errors: [{ path: 'cursor', message: 'is not a cursor of this list' }],

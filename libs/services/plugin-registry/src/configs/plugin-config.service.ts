@@ -14,7 +14,6 @@ import {
   PluginVersionNotReadyError,
 } from '../plugin-registry.errors';
 import type { RegistryActor } from '../registry-actor';
-import { isPluginName } from '../plugin-identity';
 import { qualifiedTableOf } from '../persistence/table-names';
 import type { PluginConfigInput } from './plugin-config-body';
 import { checkConfigAgainstParameters } from './plugin-config.rules';
@@ -61,9 +60,9 @@ export class PluginConfigService {
         FROM ${qualifiedTableOf(dataSource, PluginConfigEntity)}
        WHERE tenant_id = $1
          AND ($2::text IS NULL OR name = $2)
-         AND ($3::text IS NULL OR (name, created_at, id) > ($3, $4::timestamptz, $5::uuid))
-       ORDER BY name, created_at, id
-       LIMIT $6`;
+         AND ($3::timestamptz IS NULL OR (created_at, id) > ($3, $4::uuid))
+       ORDER BY created_at, id
+       LIMIT $5`;
   }
 
   async create(
@@ -112,9 +111,10 @@ export class PluginConfigService {
   }
 
   /**
-   * A page of the tenant's configs (of one plugin when `name` is given), by name, then
-   * creation, then id. The cursor is the position of the page's last config: a config
-   * created or renamed meanwhile is listed where its name puts it, none is listed twice.
+   * A page of the tenant's configs (of one plugin when `name` is given), oldest first, by
+   * creation to the microsecond, then id. Both never change, so a config is listed once
+   * however the others are created or renamed meanwhile (one created meanwhile comes on a
+   * later page); the cursor is the position of the page's last config.
    */
   async list(
     tenantId: string,
@@ -124,7 +124,6 @@ export class PluginConfigService {
     const rows = await sqlRows<PluginConfigRow>(this.dataSource, this.listSql, [
       tenantId,
       query.name ?? null,
-      after?.name ?? null,
       after?.createdAt ?? null,
       after?.id ?? null,
       query.limit + 1,
@@ -186,13 +185,31 @@ function rowToView(row: PluginConfigRow): PluginConfigView {
 }
 
 function encodeCursor(row: PluginConfigRow): string {
-  return Buffer.from(JSON.stringify([row.name, row.created_at_text, row.id])).toString('base64url');
+  return Buffer.from(JSON.stringify([row.created_at_text, row.id])).toString('base64url');
 }
 
-const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const CURSOR_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+
+/** An instant as the list writes it, naming a real moment (no February 30, no year 0). */
+function isCursorInstant(value: unknown): value is string {
+  const match = typeof value === 'string' ? CURSOR_INSTANT.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  date.setUTCFullYear(year);
+  return (
+    year >= 1 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
+}
 
 /** The position a cursor names; 400 for a cursor this list did not hand out. */
-function decodeCursor(cursor: string): { name: string; createdAt: string; id: string } {
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
   let position: unknown;
   try {
     position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -201,13 +218,11 @@ function decodeCursor(cursor: string): { name: string; createdAt: string; id: st
   }
   if (
     Array.isArray(position) &&
-    position.length === 3 &&
-    isPluginName(position[0]) &&
-    typeof position[1] === 'string' &&
-    CURSOR_INSTANT.test(position[1]) &&
-    isUUID(position[2])
+    position.length === 2 &&
+    isCursorInstant(position[0]) &&
+    isUUID(position[1])
   ) {
-    return { name: position[0], createdAt: position[1], id: position[2] as string };
+    return { createdAt: position[0], id: position[1] as string };
   }
   throw new RequestValidationError([{ path: 'cursor', message: 'is not a cursor of this list' }]);
 }
