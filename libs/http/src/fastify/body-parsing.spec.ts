@@ -283,6 +283,9 @@ describe('request bodies', () => {
       ['{"x":[0.5,12345678.123456789]}', 'x[1]', '12345678.12345679'],
       ['{"x":1e-400}', 'x', '0'],
       ['{"x":2.5e-324}', 'x', '5e-324'],
+      // Named where the literal stands, not where an equal number does.
+      ['{"values":{"ratio":1.00000000000000000001,"price":1,"qty":2}}', 'values.ratio', '1'],
+      ['{"a":[0,{"b":"1e-400","2":1e-400}]}', 'a[1].2', '0'],
     ]) {
       const response = await postJsonText(text);
       expect(response.status).toBe(400);

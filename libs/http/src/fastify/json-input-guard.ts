@@ -7,7 +7,7 @@ import { MAX_JSON_DEPTH } from '../storable/storable-text';
 import { problemFromFastifyError } from './fastify-errors';
 import { RefusedBody, takesRefusedBody } from './refused-body';
 import { contentCodingRefusal } from './content-coding';
-import { inexactNumbers } from './exact-numbers';
+import { firstInexactNumber } from './exact-numbers';
 import { utf8Body } from './utf8-body';
 
 /** What any one JSON body may hold, whatever route it is for. */
@@ -23,7 +23,7 @@ export interface JsonInputLimits {
    */
   refuseReservedNames: boolean;
   /**
-   * Refuse a number JSON.parse does not keep as written (`inexactNumbers`): for bodies whose
+   * Refuse a number JSON.parse does not keep as written (`firstInexactNumber`): for bodies whose
    * parsed value is stored or answered. A body kept as its bytes (a partner event, stored raw,
    * whose extra members are ignored) loses nothing and takes them.
    */
@@ -79,7 +79,8 @@ function pathOf(frame: Frame): string {
  * The first limit a parsed JSON value breaks, with where, or undefined. Iterative, so a body
  * nested 10,000 deep is measured without recursion, and it stops at the first breach. Given
  * the `text` it was parsed from, a number whose literal JSON.parse could not keep exactly is
- * a breach too (the text is only read when the value holds a number of 2^53 or more).
+ * a breach too, named where its literal stands (the text is only read when it holds a literal
+ * that can have changed).
  */
 export function jsonLimitBreach(
   value: unknown,
@@ -87,7 +88,7 @@ export function jsonLimitBreach(
   text?: string,
 ): JsonBreach | undefined {
   const stack: Frame[] = [{ value, depth: 1, key: undefined, parent: undefined }];
-  let inexact: ReadonlySet<number> | undefined;
+  let inexact: ReturnType<typeof firstInexactNumber> | null | undefined;
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;
     const { value: current, depth } = frame;
@@ -102,15 +103,15 @@ export function jsonLimitBreach(
     if (typeof current === 'number' && !Number.isFinite(current)) {
       return breach('must be a number between -1.7976931348623157e308 and 1.7976931348623157e308');
     }
-    if (
-      typeof current === 'number' &&
-      text !== undefined &&
-      limits.refuseInexactNumbers &&
-      (inexact ??= inexactNumbers(text)).has(current)
-    ) {
-      return breach(
-        `must be a number JSON keeps exactly (it would read as ${current}): send fewer digits, or the number as a string`,
-      );
+    if (typeof current === 'number' && text !== undefined && limits.refuseInexactNumbers) {
+      // Read from the text once, at the first number met: where the literal stands there.
+      inexact ??= firstInexactNumber(text) ?? null;
+      if (inexact) {
+        return {
+          path: inexact.path,
+          message: `must be a number JSON keeps exactly (it would read as ${inexact.value}): send fewer digits, or the number as a string`,
+        };
+      }
     }
     if (current === null || typeof current !== 'object') continue;
     if (depth > limits.maxDepth)
