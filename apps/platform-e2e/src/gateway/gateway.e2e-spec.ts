@@ -85,6 +85,19 @@ describe('gateway: the public port of the platform', () => {
       });
       expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
     }
+    // With a body of a type no route of the path takes: still 405, decided before the body.
+    for (const [method, path, allow] of [
+      ['PROPFIND', '/admin/tenants', 'GET, HEAD, POST'],
+      ['SEARCH', '/entities/x/configs', 'GET, HEAD, POST, PUT, DELETE'],
+    ]) {
+      const response = await fetch(`${platform.baseUrl}${path}`, {
+        method,
+        headers: { ...headers, 'content-type': 'application/xml' },
+        body: '<propfind/>',
+      });
+      expect({ method, status: response.status }).toEqual({ method, status: 405 });
+      expect(response.headers.get('allow')).toBe(allow);
+    }
   });
 
   it('answers 401 with WWW-Authenticate Bearer and no error code without a token (from the service)', async () => {

@@ -177,7 +177,9 @@ export class RequestGate {
     const method = request.method.toUpperCase();
     const hasBody = requestHasBody(request);
     const bodyLimitBytes = bodyLimitFor(method, path, this.bodyLimits, upstream.name);
-    if (hasBody) {
+    // A method no service routes (PROPFIND, SEARCH, ...) gets the service's 405 whatever its
+    // body: its media type is not the gateway's to judge first.
+    if (hasBody && SERVED_METHODS.has(method)) {
       const accepted = acceptedMediaType(method, path);
       const received = mediaTypeOf(request.headers['content-type']);
       if (received !== accepted) throw new UnsupportedMediaTypeError(received, accepted);
@@ -190,6 +192,9 @@ export class RequestGate {
     return { upstream, bodyLimitBytes, hasBody, clientAddress: address };
   }
 }
+
+/** The methods the services route; any other is theirs to answer 405, body unread. */
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /**
  * Headers that decide who asks and how the body reads, sent twice: Node's request keeps the
