@@ -154,6 +154,18 @@ describe('plugin registry through the gateway', () => {
       detail: expect.stringContaining('no default export'),
     });
 
+    // Nested deeper than the parser follows: not a syntax error of the author's, but refused.
+    const deep = await alice.uploadCode(
+      name,
+      '1.0.0',
+      `export default () => ${'['.repeat(100_000)}${']'.repeat(100_000)};`,
+    );
+    expect(deep.status).toBe(422);
+    expect(deep.json).toMatchObject({
+      code: 'plugin.code_too_complex',
+      detail: expect.stringContaining('nests deeper than the parser can follow'),
+    });
+
     const aClass = await alice.uploadCode(name, '1.0.0', 'export default class Plugin {}');
     expect(aClass.status).toBe(422);
     expect(aClass.json).toMatchObject({

@@ -28,6 +28,11 @@ describe('PluginCodeChecker (a thread of its own)', () => {
     });
   });
 
+  it('tells code nested deeper than the parser follows from a syntax error', async () => {
+    const deep = `export default () => ${'['.repeat(200_000)}${']'.repeat(200_000)};`;
+    await expect(checker().check(deep)).resolves.toMatchObject({ kind: 'too_deep' });
+  });
+
   it('keeps the event loop turning while a large module is parsed', async () => {
     const checking = checker();
     let turns = 0;

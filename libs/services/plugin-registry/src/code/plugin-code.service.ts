@@ -10,6 +10,7 @@ import { PluginRegistryConfig } from '../plugin-registry.config';
 import {
   InvalidPluginCodeError,
   PluginCodeTooLargeError,
+  PluginCodeUncheckableError,
   PluginNotFoundError,
   PluginVersionNotFoundError,
 } from '../plugin-registry.errors';
@@ -72,6 +73,8 @@ export class PluginCodeService {
       throw new PluginCodeTooLargeError(bytes.length, this.config.PLUGIN_CODE_MAX_BYTES);
     }
     const problem = await this.checker.check(typeof body === 'string' ? body : decodeUtf8(bytes));
+    if (problem?.kind === 'too_deep')
+      throw new PluginCodeUncheckableError(`it nests deeper than the parser can follow`);
     if (problem) throw new InvalidPluginCodeError(problem.message, problem.line, problem.column);
     return { bytes } as CheckedCode;
   }

@@ -2,7 +2,7 @@ import { getLineInfo, parse, type Node, type Program } from 'acorn';
 
 /** Where and why plugin code was refused; line and column are 1-based, as editors show them. */
 export interface CodeProblem {
-  kind: 'syntax' | 'no_default_export' | 'default_export_not_a_function';
+  kind: 'syntax' | 'no_default_export' | 'default_export_not_a_function' | 'too_deep';
   message: string;
   line: number;
   column: number;
@@ -33,7 +33,8 @@ export function checkPluginCode(source: string): CodeProblem | undefined {
     if (!(error instanceof SyntaxError)) throw error;
     const loc = (error as AcornSyntaxError).loc ?? { line: 1, column: 0 };
     return {
-      kind: 'syntax',
+      // Acorn's words for running out of stack: the code may be valid, only too deep to check.
+      kind: error.message.startsWith('Not enough stack space') ? 'too_deep' : 'syntax',
       // Acorn appends "(line:column)" with a 0-based column; the position is reported apart.
       message: error.message.replace(/\s*\(\d+:\d+\)$/, ''),
       line: loc.line,
