@@ -44,7 +44,13 @@ export { StorableInputGuard } from './storable/storable-input.guard';
 export { MAX_JSON_DEPTH, storableExcerpt, unstorableText } from './storable/storable-text';
 export { hasOwn, lookupTable, ownValue, PROTOTYPE_KEYS } from './safety/own-property';
 export { guardedStream } from './safety/safe-stream';
-export { allowedMethods, MethodNotAllowedError, registeredRoutes } from './routing/allowed-methods';
+export {
+  allowedMethods,
+  MethodNotAllowedError,
+  registeredRoutes,
+  routeEveryMethod,
+  ROUTED_METHODS,
+} from './routing/allowed-methods';
 export { answerWithProblem, replyWithProblem, writeProblem } from './problem/reply-with-problem';
 export type { ProblemLogger } from './problem/reply-with-problem';
 export { MAX_IDENTIFIER_LENGTH } from './validation/identifier-length';
@@ -54,3 +60,4 @@ export { isThenable } from './nest/thenable';
 export { httpRequestOf } from './nest/http-request-of';
 export { routeUrl } from './fastify/route-url';
 export { urlPath } from './request/url-path';
+export { namesRealInstant } from './validation/real-instant';

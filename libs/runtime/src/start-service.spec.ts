@@ -255,18 +255,33 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A database and a broker of the notes service's own, the broker behind a proxy the test
+ * cuts; `dispose` closes the bus and removes them all (the service is the test's to close).
+ */
+async function notesBehindBrokerProxy(label: string) {
+  const database = await createTestDatabase(label);
+  const broker = await createTestBroker(label.replaceAll('_', '-'));
+  const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+  const bus = new RabbitMqBus({
+    url: proxy.urlFor(broker.url),
+    exchange: broker.exchange,
+    queuePrefix: broker.queuePrefix,
+    reconnectDelayMs: 100,
+  });
+  const dispose = async () => {
+    await bus.close();
+    await proxy.stop();
+    await disposeTestBroker(broker, [`${broker.queuePrefix}notes.mark-seen`]);
+    await database.drop();
+  };
+  return { database, proxy, bus, dispose };
+}
+
 describe('a service started while its broker cannot be reached', () => {
   it('answers on its port at once and is ready, says the bus is down, and relays what was written meanwhile', async () => {
-    const database = await createTestDatabase('runtime_broker_away');
-    const broker = await createTestBroker('runtime-broker-away');
-    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
+    const { database, proxy, bus, dispose } = await notesBehindBrokerProxy('runtime_broker_away');
     proxy.goDown();
-    const bus = new RabbitMqBus({
-      url: proxy.urlFor(broker.url),
-      exchange: broker.exchange,
-      queuePrefix: broker.queuePrefix,
-      reconnectDelayMs: 100,
-    });
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const starting = startService(notesService, {
@@ -322,25 +337,14 @@ describe('a service started while its broker cannot be reached', () => {
       // The start waits for the broker: a failure above would else hold it open forever.
       proxy.comeBack();
       await (service ?? (await starting.catch(() => undefined)))?.close();
-      await bus.close();
-      await proxy.stop();
-      await disposeTestBroker(broker, [`${broker.queuePrefix}notes.mark-seen`]);
-      await database.drop();
+      await dispose();
     }
   });
 });
 
 describe('a service whose broker goes away under traffic', () => {
   it('stays ready while its relay waits on the broker, takes every write, and relays them all once it is back', async () => {
-    const database = await createTestDatabase('runtime_broker_gone');
-    const broker = await createTestBroker('runtime-broker-gone');
-    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(broker.url).port || 5672));
-    const bus = new RabbitMqBus({
-      url: proxy.urlFor(broker.url),
-      exchange: broker.exchange,
-      queuePrefix: broker.queuePrefix,
-      reconnectDelayMs: 100,
-    });
+    const { database, proxy, bus, dispose } = await notesBehindBrokerProxy('runtime_broker_gone');
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     let service: RunningService | undefined;
@@ -391,10 +395,7 @@ describe('a service whose broker goes away under traffic', () => {
     } finally {
       proxy.comeBack();
       await service?.close();
-      await bus.close();
-      await proxy.stop();
-      await disposeTestBroker(broker, [`${broker.queuePrefix}notes.mark-seen`]);
-      await database.drop();
+      await dispose();
     }
   }, 60_000);
 });

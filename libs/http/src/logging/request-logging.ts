@@ -142,8 +142,19 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     const failed = status !== undefined && status >= 500 && !callerRefusedAs500(request);
     // An upstream or the database away is an outage to see, not one error line per caller.
     const outage = failed && (OUTAGE_STATUSES.has(status) || failedForOutage(request));
-    const upstreamFailed = failed && !outage && forwarded?.answeredUpstream === true;
-    const level = outage || upstreamFailed ? 'warn' : failed ? 'error' : 'info';
+    // One line per request: chosen without allocating.
+    let level: 'warn' | 'error' | 'info' = 'info';
+    let summary = message;
+    if (outage) {
+      level = 'warn';
+      summary = 'request failed: a dependency is away';
+    } else if (failed && forwarded?.answeredUpstream === true) {
+      level = 'warn';
+      summary = 'request failed upstream: its own line says why';
+    } else if (failed) {
+      level = 'error';
+      summary = 'request errored';
+    }
     if (!lines.isLevelEnabled(level)) return;
     const query = request.query;
     const socket = request.raw.socket as Socket | undefined;
@@ -161,17 +172,7 @@ export function installRequestLogging(fastify: FastifyInstance, logger: ServiceL
     if (forwarded !== undefined) members += `,"upstream":${json(forwarded.upstream)}`;
     members += `,"req":{${req}},"res":{${status === undefined ? '' : `"statusCode":${json(status)}`}}`;
     if (elapsedMs !== undefined) members += `,"responseTime":${json(Math.round(elapsedMs))}`;
-    lines.write(
-      level,
-      members,
-      outage
-        ? 'request failed: a dependency is away'
-        : upstreamFailed
-          ? 'request failed upstream: its own line says why'
-          : failed
-            ? 'request errored'
-            : message,
-    );
+    lines.write(level, members, summary);
   };
   fastify.addHook('onResponse', (request, reply, done) => {
     write(request, reply.statusCode, reply.elapsedTime, 'request completed');

@@ -1,5 +1,6 @@
 import { childTraceparent, runWithContext, type RequestContext } from '@comanda/context';
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { ProblemError } from '../problem/problem.error';
 import { replyWithProblem } from '../problem/reply-with-problem';
 import { REQUEST_ID_HEADER } from './request-id';
@@ -37,6 +38,21 @@ function hostLines(rawHeaders: string[]): number {
 }
 
 /**
+ * What is wrong with a request's version or Host, checked here, in the hook every request runs
+ * anyway, rather than by Node: Node answers an HTTP/1.1 request without Host (RFC 9112 §3.2)
+ * with an empty 400, not a problem (`requireHostHeader: false` in createFastifyAdapter hands
+ * the check over), keeps the first of several Host lines without a word, and answers a bare
+ * request line (HTTP/0.9: no headers, so no token, no Host) or an HTTP/2 line as HTTP/1.1.
+ */
+function requestLineProblem(raw: IncomingMessage): ProblemError | undefined {
+  if (raw.httpVersionMajor !== 1) return VERSION_NOT_SUPPORTED;
+  if (raw.headers.host === undefined) return raw.httpVersion === '1.1' ? MISSING_HOST : undefined;
+  // The tenant of `/connect/token` and the well-known paths is read from Host: a proxy before
+  // us may have read another line than the first.
+  return hostLines(raw.rawHeaders) > 1 ? REPEATED_HOST : undefined;
+}
+
+/**
  * Runs each request inside `runWithContext`, from its first hook on. Fastify calls the next
  * hooks and the route handler from `done`, and binds its body parsing to the request's
  * async resource, so Nest middleware, guards, pipes, handlers and everything they await see
@@ -46,23 +62,7 @@ function hostLines(rawHeaders: string[]): number {
 export function installRequestContext(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    // Checked here, in the hook every request runs anyway, rather than by Node: Node answers an
-    // HTTP/1.1 request without Host (RFC 9112 §3.2) with an empty 400, not a problem
-    // (`requireHostHeader: false` in createFastifyAdapter hands the check over).
-    // Node answers a bare request line (HTTP/0.9: no headers, so no token, no Host) as if it
-    // were HTTP/1.1; an HTTP/2 line (`GET / HTTP/2.0`) likewise.
-    const hostProblem =
-      request.raw.httpVersionMajor !== 1
-        ? VERSION_NOT_SUPPORTED
-        : request.raw.headers.host === undefined
-          ? request.raw.httpVersion === '1.1'
-            ? MISSING_HOST
-            : undefined
-          : hostLines(request.raw.rawHeaders) > 1
-            ? // The tenant of `/connect/token` and the well-known paths is read from Host: a
-              // proxy before us may have read another line than the first.
-              REPEATED_HOST
-            : undefined;
+    const hostProblem = requestLineProblem(request.raw);
     if (hostProblem) {
       // And the connection ends with it, as Node's answer ended it.
       reply.header('connection', 'close');

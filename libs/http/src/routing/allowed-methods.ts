@@ -1,3 +1,4 @@
+import { METHODS as NODE_METHODS } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { ProblemError } from '../problem/problem.error';
@@ -6,7 +7,20 @@ type Router = ReturnType<typeof FindMyWay>;
 
 const routers = new WeakMap<FastifyInstance, Router>();
 const routeLists = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/** The methods the services route; a path asked with any other is answered 405 or 404. */
+export const ROUTED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * Lets `fastify` route every method Node reads (PROPFIND, SEARCH, PURGE, ...), not only
+ * Fastify's usual ones, so a catch-all route registered after it hears them all (Fastify's
+ * router would answer 404 for the path). CONNECT is answered 501 before routing.
+ */
+export function routeEveryMethod(fastify: FastifyInstance): void {
+  for (const method of NODE_METHODS) {
+    if (method !== 'CONNECT' && !fastify.supportedMethods.includes(method))
+      fastify.addHttpMethod(method, { hasBody: true });
+  }
+}
 
 /**
  * Records every route Fastify registers from now on, so a request for a known path with a
@@ -27,7 +41,7 @@ export function trackRoutes(fastify: FastifyInstance): void {
     for (const method of methods) {
       list.push({ method, url: route.url });
       try {
-        router.on(method as (typeof METHODS)[number], route.url, () => undefined);
+        router.on(method as (typeof ROUTED_METHODS)[number], route.url, () => undefined);
       } catch {
         // Already known (Fastify and Nest may both announce a route): nothing to add.
       }
@@ -46,7 +60,7 @@ export function registeredRoutes(
 export function allowedMethods(fastify: FastifyInstance, path: string): string[] {
   const router = routers.get(fastify);
   if (!router) return [];
-  return METHODS.filter((method) => servesPath(router.find(method, path)));
+  return ROUTED_METHODS.filter((method) => servesPath(router.find(method, path)));
 }
 
 /**

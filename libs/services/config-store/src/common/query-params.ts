@@ -1,3 +1,4 @@
+import { namesRealInstant } from '@comanda/http';
 import { invalidParameter } from './request.errors';
 
 export const INT32_MAX = 2_147_483_647;
@@ -7,24 +8,11 @@ const INTEGER = /^-?\d+$/;
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/**
- * Date.parse rolls impossible fields over (February 30 becomes March 2, 24:00 the next
- * day), which would move a page cursor silently: every field must name a real instant.
- */
+/** Every field names a real instant (`namesRealInstant`), the offset a real one too. */
 function isCalendarValid(match: RegExpExecArray): boolean {
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  date.setUTCFullYear(year);
   const offsetValid = match[9] === undefined || (Number(match[9]) <= 23 && Number(match[10]) <= 59);
-  return (
-    offsetValid &&
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    date.getUTCHours() === hour &&
-    date.getUTCMinutes() === minute &&
-    date.getUTCSeconds() === second
-  );
+  return offsetValid && namesRealInstant(year, month, day, hour, minute, second);
 }
 
 /** A query string parameter given once, as text (repeated, it arrives as an array). */

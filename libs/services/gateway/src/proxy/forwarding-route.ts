@@ -1,8 +1,13 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerWithProblem, closeAfterAnswer, isThenable, markForwarded } from '@comanda/http';
+import {
+  answerWithProblem,
+  closeAfterAnswer,
+  isThenable,
+  markForwarded,
+  routeEveryMethod,
+} from '@comanda/http';
 import { LocalHandOff } from './local-hand-off';
 import { ProxyService } from './proxy.service';
 import { type AdmittedRequest, RequestGate, requestHasBody } from './request-gate';
@@ -28,14 +33,9 @@ export class ForwardingRoute implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    // Every method Node reads, not only Fastify's usual ones: a service's path asked with a
-    // method it lacks (PROPFIND, SEARCH, PURGE, ...) reaches the service, which answers 405
-    // with the methods the path has, as for any other method (Fastify's router would answer
-    // 404 for the path). CONNECT is answered 501 before routing.
-    for (const method of METHODS) {
-      if (method !== 'CONNECT' && !fastify.supportedMethods.includes(method))
-        fastify.addHttpMethod(method, { hasBody: true });
-    }
+    // A service's path asked with a method it lacks (PROPFIND, SEARCH, PURGE, ...) reaches the
+    // service, which answers 405 with the methods the path has, as for any other method.
+    routeEveryMethod(fastify);
     fastify.all(
       '/*',
       {

@@ -5,6 +5,7 @@ import {
   API_VERSION_HEADER,
   contentCodingRefusal,
   MethodNotAllowedError,
+  ROUTED_METHODS,
   ApiVersionMissingError,
   ApiVersionUnsupportedError,
   SUPPORTED_API_VERSION,
@@ -179,7 +180,7 @@ export class RequestGate {
     const bodyLimitBytes = bodyLimitFor(method, path, this.bodyLimits, upstream.name);
     // A method no service routes (PROPFIND, SEARCH, ...) gets the service's 405 whatever its
     // body: its media type is not the gateway's to judge first.
-    if (hasBody && SERVED_METHODS.has(method)) {
+    if (hasBody && ROUTED.has(method)) {
       const accepted = acceptedMediaType(method, path);
       const received = mediaTypeOf(request.headers['content-type']);
       if (received !== accepted) throw new UnsupportedMediaTypeError(received, accepted);
@@ -193,8 +194,7 @@ export class RequestGate {
   }
 }
 
-/** The methods the services route; any other is theirs to answer 405, body unread. */
-const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ROUTED = new Set<string>(ROUTED_METHODS);
 
 /**
  * Headers that decide who asks and how the body reads, sent twice: Node's request keeps the

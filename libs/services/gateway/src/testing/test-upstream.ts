@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { METHODS, type IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { routeEveryMethod } from '@comanda/http';
 import { registerLocalListener } from '@comanda/runtime';
 
 /** What a test upstream saw of one request. */
@@ -59,10 +60,7 @@ export async function startTestUpstream(
     tags: [{ name }],
   }));
   // Echoes every method Node reads, as a service's router hears any (and answers 405 itself).
-  for (const method of METHODS) {
-    if (method !== 'CONNECT' && !app.supportedMethods.includes(method))
-      app.addHttpMethod(method, { hasBody: true });
-  }
+  routeEveryMethod(app);
   app.all('/*', async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const record: SeenRequest = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { sqlRows, type Tx } from '@comanda/persistence';
-import { RequestValidationError } from '@comanda/http';
+import { namesRealInstant, RequestValidationError } from '@comanda/http';
 import { EventTypes } from '@comanda/contracts';
 import { OutboxWriter } from '@comanda/messaging';
 import { isUUID } from 'class-validator';
@@ -195,17 +195,8 @@ function isCursorInstant(value: unknown): value is string {
   const match = typeof value === 'string' ? CURSOR_INSTANT.exec(value) : null;
   if (!match) return false;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  date.setUTCFullYear(year);
-  return (
-    year >= 1 &&
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    date.getUTCHours() === hour &&
-    date.getUTCMinutes() === minute &&
-    date.getUTCSeconds() === second
-  );
+  // Year 0 is no year of PostgreSQL's calendar (1 BC follows 1 AD), nor of `created_at`.
+  return year >= 1 && namesRealInstant(year, month, day, hour, minute, second);
 }
 
 /** The position a cursor names; 400 for a cursor this list did not hand out. */
